@@ -1,0 +1,206 @@
+import type { Region } from '../domain/catalogue.js';
+import type { Selection } from '../domain/codes.js';
+import type { OptionType } from '../domain/contract.js';
+import type { DatamineClass } from '../domain/datamine.js';
+import type { MarketCode } from '../domain/markets.js';
+import type { IndexName, MessageBoard, TradeType } from '../feed/events.js';
+
+/**
+ * The store as the operations see it, in our own terms. Every amount is a scaled integer
+ * (domain/decimal.ts): prices in cents, implied volatility in hundredths of a percent, face
+ * value in thousandths of a dollar ("millis"), MWh in tenths, quarterly equivalents in thirds.
+ * Formatting to the spec's strings happens only in format/. Each adapter (sqlite/, later
+ * postgres/) implements this and passes store.contract.test-suite.ts unchanged.
+ */
+
+export type Instrument = 'future' | 'option';
+
+export interface ContractRecord {
+  readonly code: string;
+  readonly instrument: Instrument;
+  readonly market: MarketCode;
+  readonly optionType?: OptionType;
+}
+
+export interface TickerRow {
+  readonly date: string;
+  readonly time: string;
+  readonly code: string;
+  readonly type: 'book' | 'trade' | 'settle';
+  readonly bidCents: number | null;
+  readonly bidSize: number | null;
+  readonly askCents: number | null;
+  readonly askSize: number | null;
+  readonly priceCents: number | null;
+  readonly volume: number | null;
+  readonly settleCents: number | null;
+  /** Unix seconds of the settlement publication. */
+  readonly publishedAt: number | null;
+  readonly impliedVolatility: number | null;
+}
+
+export interface TradeRow {
+  readonly date: string;
+  readonly time: string;
+  /** Canonical code (no F suffix; format/ adds it in the trade log). */
+  readonly code: string;
+  readonly instrument: Instrument;
+  readonly tradeType: TradeType;
+  readonly block: boolean;
+  readonly volume: number;
+  readonly priceCents: number;
+  /** Delivery hours; null outside the electricity markets. */
+  readonly hours: number | null;
+  /** volume x price x hours x MW, exact, in millis; null outside electricity. */
+  readonly faceValueMillis: number | null;
+  /** volume x hours x MW in tenths of a MWh; null outside electricity. */
+  readonly mwhTenths: number | null;
+}
+
+export interface EndOfDayRow {
+  readonly code: string;
+  readonly date: string;
+  readonly optionType?: OptionType;
+  readonly bidSize: number | null;
+  readonly bidCents: number | null;
+  readonly askSize: number | null;
+  readonly askCents: number | null;
+  readonly firstCents: number | null;
+  readonly highCents: number | null;
+  readonly lowCents: number | null;
+  readonly settleCents: number | null;
+  readonly volume: number;
+  readonly openInterest: number;
+  readonly impliedVolatility: number | null;
+}
+
+/** Snapshot of one contract on the current day (market-notes: "Intraday data"). */
+export interface IntradayRow {
+  readonly code: string;
+  readonly optionType?: OptionType;
+  readonly bidSize: number | null;
+  readonly bidCents: number | null;
+  readonly askSize: number | null;
+  readonly askCents: number | null;
+  readonly highCents: number | null;
+  readonly lowCents: number | null;
+  /** Last on-screen traded price today; null when nothing traded. */
+  readonly lastCents: number | null;
+  /** Today's traded volume (all trade types). */
+  readonly volume: number | null;
+  /** Open interest at the previous close. */
+  readonly openInterest: number | null;
+  /** Previous close's open interest minus the close before it. */
+  readonly openInterestChange: number | null;
+  /** Previous day's settlement price. */
+  readonly settleCents: number | null;
+  /** Implied volatility of the previous settlement (options). */
+  readonly impliedVolatility: number | null;
+}
+
+export interface MessageRow {
+  readonly time: string;
+  readonly text: string;
+}
+
+export interface CustomMarketRow {
+  readonly time: string;
+  readonly contract: string;
+  readonly netCents: number;
+  readonly size: number;
+  /** 1..6 legs; prices in cents, ratios in hundredths. */
+  readonly legs: readonly { readonly priceCents: number; readonly ratioHundredths: number }[];
+}
+
+export interface IndexRow {
+  readonly date: string;
+  readonly year: number;
+  readonly valueCents: number;
+}
+
+/** Sums over a date range of one (region, class, block?, efp?) group of trades. */
+export interface VolumeGroup {
+  readonly region: Region;
+  readonly productClass: DatamineClass;
+  readonly block: boolean;
+  readonly efp: boolean;
+  readonly volume: number;
+  readonly qeThirds: number;
+  readonly mwhTenths: number;
+  readonly faceValueMillis: number;
+  readonly count: number;
+}
+
+/** Open interest at the close of one date, per (region, class). */
+export interface OpenInterestGroup {
+  readonly region: Region;
+  readonly productClass: DatamineClass;
+  readonly openInterest: number;
+  readonly qeThirds: number;
+  readonly mwhTenths: number;
+  readonly faceValueMillis: number;
+}
+
+/** What a date-bearing question is asked about: a market (all its data) or the index series. */
+export type DateScope = { readonly market: MarketCode } | { readonly index: IndexName };
+
+export interface MarketReader {
+  /** Monotonic version of the stored data (the last assigned event sequence); 0 when empty. */
+  version(): number;
+  /** Listed contracts (seen in the data) of a selection, ordered by code. */
+  contracts(selection: Selection): ContractRecord[];
+  /** Dates holding data for the scope, ascending. */
+  dates(scope: DateScope): string[];
+  latestDate(scope: DateScope): string | undefined;
+  /** Book, trade and settle messages of a date, newest first (time desc, then arrival desc). */
+  ticker(query: {
+    date: string;
+    selection: Selection;
+    type?: 'book' | 'trade' | 'settle';
+    from: string;
+    to: string;
+  }): TickerRow[];
+  /** Trades of a date in time order (then arrival order). */
+  tradeLog(query: { date: string; selection: Selection }): TradeRow[];
+  /** Trades of a date from a time on, newest first. */
+  trades(query: { date: string; selection: Selection; from?: string }): TradeRow[];
+  /** HHmmss of the latest event of the market on that date (any type), if any. */
+  lastUpdate(query: { date: string; market: MarketCode }): string | undefined;
+  messages(query: { date: string; market: MarketCode; board: MessageBoard; from?: string }): MessageRow[];
+  customMarkets(query: { date: string; market: MarketCode; from?: string }): CustomMarketRow[];
+  /** End-of-day records of a date, by code ascending. */
+  endOfDay(query: { date: string; selection: Selection }): EndOfDayRow[];
+  /** Intraday snapshot of a date, by code ascending; previous-day fields from the prior date. */
+  intraday(query: { date: string; selection: Selection }): IntradayRow[];
+  indexValues(query: { index: IndexName; date: string }): IndexRow[];
+  /** Trading dates of the market with data, within [from, to]. */
+  datamineVolume(query: { market: 'au_electricity' | 'nz_electricity'; from: string; to: string }): {
+    tradingDays: number;
+    groups: VolumeGroup[];
+  };
+  datamineOpenInterest(query: { market: 'au_electricity'; date: string }): OpenInterestGroup[];
+}
+
+export interface ApiKeyRecord {
+  /** Public identifier, also the key's prefix; safe to log. */
+  readonly id: string;
+  readonly name: string;
+  readonly level: 'historical' | 'end_of_day';
+  /** Hex SHA-256 of the secret part. The key itself is never stored. */
+  readonly secretHash: string;
+  readonly createdAt: string;
+  /** yyyyMMdd, last valid day (inclusive), Sydney time. */
+  readonly expiresOn: string | null;
+  readonly revokedAt: string | null;
+  /** Requests per second / minute; null = the level's default; 0 = unlimited. */
+  readonly perSecond: number | null;
+  readonly perMinute: number | null;
+}
+
+export interface KeyStore {
+  insertKey(record: ApiKeyRecord): void;
+  findKey(id: string): ApiKeyRecord | undefined;
+  listKeys(): ApiKeyRecord[];
+  /** Returns false when no such key exists. */
+  revokeKey(id: string, at: string): boolean;
+}
