@@ -149,9 +149,10 @@ export interface MarketReader {
   version(): number;
   /** Listed contracts (seen in the data) of a selection, ordered by code. */
   contracts(selection: Selection): ContractRecord[];
-  /** Dates holding data for the scope, ascending. */
-  dates(scope: DateScope): string[];
-  latestDate(scope: DateScope): string | undefined;
+  /** Dates holding data for the scope (any market when omitted), ascending. */
+  dates(scope?: DateScope): string[];
+  /** Latest date holding data for the scope; without a scope, the exchange's current day. */
+  latestDate(scope?: DateScope): string | undefined;
   /** Book, trade and settle messages of a date, newest first (time desc, then arrival desc). */
   ticker(query: {
     date: string;
@@ -173,7 +174,7 @@ export interface MarketReader {
   /** Intraday snapshot of a date, by code ascending; previous-day fields from the prior date. */
   intraday(query: { date: string; selection: Selection }): IntradayRow[];
   indexValues(query: { index: IndexName; date: string }): IndexRow[];
-  /** Trading dates of the market with data, within [from, to]. */
+  /** Trade sums per group over [from, to]; tradingDays = dates of the market with data in it. */
   datamineVolume(query: { market: 'au_electricity' | 'nz_electricity'; from: string; to: string }): {
     tradingDays: number;
     groups: VolumeGroup[];
