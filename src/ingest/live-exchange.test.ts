@@ -1,0 +1,103 @@
+import { describe, expect, it } from 'vitest';
+import type { FeedEvent } from '../feed/events.js';
+import { startLiveExchange } from './live-exchange.js';
+
+function dayOf(date: string): FeedEvent[] {
+  const times = ['100000', '120000', '155959', '160000'];
+  return times.map((time, index) => ({
+    type: 'message',
+    date,
+    seq: index + 1,
+    time,
+    market: 'au_electricity',
+    board: 'message_board',
+    text: `RFQ ${index}`,
+  }));
+}
+
+/** A controllable clock: Sydney is UTC+11 in January (AEDT). */
+function clockAt(iso: string) {
+  let current = new Date(iso).getTime();
+  return {
+    now: () => new Date(current),
+    advance: (ms: number) => {
+      current += ms;
+    },
+  };
+}
+
+describe('live exchange', () => {
+  it('replays a future day on a virtual clock, in order, once, then moves to the next trading day', () => {
+    // Saturday 2026-01-17 03:00 UTC = 14:00 Sydney; the live day is Monday 19 January.
+    const clock = clockAt('2026-01-17T03:00:00Z');
+    const ingested: FeedEvent[] = [];
+    const starts: string[] = [];
+    const live = startLiveExchange(
+      {
+        firstDate: '20260119',
+        simulateDay: dayOf,
+        ingest: (events) => ingested.push(...events),
+        speed: 60,
+        now: clock.now,
+        onDayStart: (date, mode) => starts.push(`${date} ${mode}`),
+      },
+      false,
+    );
+    expect(live.position()).toMatchObject({ date: '20260119', time: '095900', mode: 'replay' });
+    live.tick();
+    expect(ingested).toHaveLength(0);
+    clock.advance(2_000); // 120 virtual seconds: 10:01:00
+    live.tick();
+    expect(ingested.map((event) => event.time)).toEqual(['100000']);
+    clock.advance(7 * 60_000); // 7 real minutes = 7 virtual hours: past the close
+    live.tick();
+    expect(ingested.map((event) => `${event.date}/${event.seq}`)).toEqual([
+      '20260119/1',
+      '20260119/2',
+      '20260119/3',
+      '20260119/4',
+    ]);
+    expect(live.position().date).toBe('20260120');
+    expect(starts).toEqual(['20260119 replay', '20260120 replay']);
+  });
+
+  it('follows the real Sydney clock when the live day is today and in session', () => {
+    // 2026-01-19 01:30 UTC = 12:30 Sydney (AEDT), a Monday.
+    const clock = clockAt('2026-01-19T01:30:00Z');
+    const ingested: FeedEvent[] = [];
+    const live = startLiveExchange(
+      {
+        firstDate: '20260119',
+        simulateDay: dayOf,
+        ingest: (events) => ingested.push(...events),
+        speed: 60,
+        now: clock.now,
+      },
+      false,
+    );
+    live.tick();
+    expect(live.position()).toMatchObject({ date: '20260119', time: '123000', mode: 'real-time' });
+    expect(ingested.map((event) => event.time)).toEqual(['100000', '120000']);
+  });
+
+  it('reports ingest failures without stopping the clock', () => {
+    const clock = clockAt('2026-01-17T03:00:00Z');
+    const errors: unknown[] = [];
+    const live = startLiveExchange(
+      {
+        firstDate: '20260119',
+        simulateDay: dayOf,
+        ingest: () => {
+          throw new Error('store unavailable');
+        },
+        speed: 60,
+        now: clock.now,
+        onError: (error) => errors.push(error),
+      },
+      false,
+    );
+    clock.advance(2_000);
+    live.tick();
+    expect(errors).toHaveLength(1);
+  });
+});
