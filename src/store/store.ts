@@ -1,6 +1,6 @@
 import type { Region } from '../domain/catalogue.js';
 import type { Selection } from '../domain/codes.js';
-import type { OptionType } from '../domain/contract.js';
+import type { Contract, OptionType } from '../domain/contract.js';
 import type { DatamineClass } from '../domain/datamine.js';
 import type { MarketCode } from '../domain/markets.js';
 import type { IndexName, MessageBoard, TradeType } from '../feed/events.js';
@@ -10,7 +10,7 @@ import type { IndexName, MessageBoard, TradeType } from '../feed/events.js';
  * (domain/decimal.ts): prices in cents, implied volatility in hundredths of a percent, face
  * value in thousandths of a dollar ("millis"), MWh in tenths, quarterly equivalents in thirds.
  * Formatting to the spec's strings happens only in format/. Each adapter (sqlite/, later
- * postgres/) implements this and passes store.contract.test-suite.ts unchanged.
+ * postgres/) implements this and passes the suite of store-contract.ts unchanged.
  */
 
 export type Instrument = 'future' | 'option';
@@ -141,6 +141,11 @@ export interface OpenInterestGroup {
   readonly faceValueMillis: number;
 }
 
+/** A whole market, futures and options together (the tradelog/trades `market` parameter). */
+export interface MarketScope {
+  readonly market: MarketCode;
+}
+
 /** What a date-bearing question is asked about: a market (all its data) or the index series. */
 export type DateScope = { readonly market: MarketCode } | { readonly index: IndexName };
 
@@ -161,13 +166,15 @@ export interface MarketReader {
     from: string;
     to: string;
   }): TickerRow[];
-  /** Trades of a date in time order (then arrival order). */
-  tradeLog(query: { date: string; selection: Selection }): TradeRow[];
-  /** Trades of a date from a time on, newest first. */
-  trades(query: { date: string; selection: Selection; from?: string }): TradeRow[];
+  /** Trades of a date in time order (then arrival order); a MarketScope means both instruments. */
+  tradeLog(query: { date: string; selection: Selection | MarketScope }): TradeRow[];
+  /** Trades of a date from a time on, newest first; a MarketScope means both instruments. */
+  trades(query: { date: string; selection: Selection | MarketScope; from?: string }): TradeRow[];
   /** HHmmss of the latest event of the market on that date (any type), if any. */
   lastUpdate(query: { date: string; market: MarketCode }): string | undefined;
+  /** Messages of a date from a time on, newest first (time desc, then arrival desc). */
   messages(query: { date: string; market: MarketCode; board: MessageBoard; from?: string }): MessageRow[];
+  /** Custom-market records of a date from a time on, newest first. */
   customMarkets(query: { date: string; market: MarketCode; from?: string }): CustomMarketRow[];
   /** End-of-day records of a date, by code ascending. */
   endOfDay(query: { date: string; selection: Selection }): EndOfDayRow[];
@@ -180,6 +187,139 @@ export interface MarketReader {
     groups: VolumeGroup[];
   };
   datamineOpenInterest(query: { market: 'au_electricity'; date: string }): OpenInterestGroup[];
+}
+
+/**
+ * One validated feed event in store terms: amounts already scaled, the contract already
+ * parsed, and `line` the event's canonical NDJSON text (feed/ndjson.ts), which is both what
+ * export returns and the event's content for idempotency: (date, seq) names the event, and a
+ * replay with an identical line adds nothing.
+ */
+export type ValidatedEvent =
+  | ValidatedBook
+  | ValidatedTrade
+  | ValidatedSettle
+  | ValidatedOpenInterest
+  | ValidatedMessage
+  | ValidatedCustomMarket
+  | ValidatedIndex;
+
+interface ValidatedBase {
+  readonly date: string;
+  readonly seq: number;
+  readonly time: string;
+  readonly line: string;
+}
+
+export interface ValidatedBook extends ValidatedBase {
+  readonly type: 'book';
+  readonly contract: Contract;
+  readonly bidCents: number | null;
+  readonly bidSize: number | null;
+  readonly askCents: number | null;
+  readonly askSize: number | null;
+}
+
+export interface ValidatedTrade extends ValidatedBase {
+  readonly type: 'trade';
+  readonly contract: Contract;
+  readonly priceCents: number;
+  readonly volume: number;
+  readonly tradeType: TradeType;
+  readonly block: boolean;
+  readonly group: string | null;
+}
+
+export interface ValidatedSettle extends ValidatedBase {
+  readonly type: 'settle';
+  readonly contract: Contract;
+  readonly settleCents: number;
+  readonly publishedAt: number;
+  readonly impliedVolatility: number | null;
+}
+
+export interface ValidatedOpenInterest extends ValidatedBase {
+  readonly type: 'open_interest';
+  readonly contract: Contract;
+  readonly openInterest: number;
+}
+
+export interface ValidatedMessage extends ValidatedBase {
+  readonly type: 'message';
+  readonly market: MarketCode;
+  readonly board: MessageBoard;
+  readonly text: string;
+}
+
+export interface ValidatedCustomMarket extends ValidatedBase {
+  readonly type: 'custom_market';
+  readonly market: MarketCode;
+  readonly contract: string;
+  readonly netCents: number;
+  readonly size: number;
+  readonly legs: readonly { readonly priceCents: number; readonly ratioHundredths: number }[];
+}
+
+export interface ValidatedIndex extends ValidatedBase {
+  readonly type: 'index';
+  readonly index: IndexName;
+  readonly year: number;
+  readonly valueCents: number;
+}
+
+export interface AppendResult {
+  /** Events stored by this call. */
+  readonly added: number;
+  /** Events already stored with an identical line (replays). */
+  readonly skipped: number;
+}
+
+/**
+ * Appends events and maintains every derived view in the same transaction. Views do not
+ * depend on arrival order (the latest book, last price, settle and open interest are taken by
+ * seq), so a feed may arrive in any order and replays change nothing. An event whose (date,
+ * seq) is stored with a different line throws EventConflictError (store/event-conflict-error.ts)
+ * and the transaction is rolled back.
+ */
+export interface MarketWriter {
+  /** One batch, one transaction: all of it is stored or none. */
+  append(events: readonly ValidatedEvent[]): AppendResult;
+  /**
+   * Opens a batch spanning several appends (streamed input too large for one array). Nothing
+   * is visible to other connections until commit; rollback discards all of it. One at a time.
+   */
+  begin(): WriteBatch;
+}
+
+export interface WriteBatch {
+  append(events: readonly ValidatedEvent[]): AppendResult;
+  /** Commits and returns the totals of the batch. */
+  commit(): AppendResult;
+  rollback(): void;
+}
+
+/** The stored event stream itself, for export and round trips. */
+export interface EventLog {
+  /** Canonical lines ordered by date then seq; one date when given. Lazy: for big exports. */
+  lines(query?: { date?: string }): IterableIterator<string>;
+}
+
+/** What a committed append changed: the new version and the dates it touched. */
+export interface AppendNotice {
+  readonly version: number;
+  readonly added: number;
+  readonly dates: readonly string[];
+}
+
+/** An opened store: one value holding every interface of one adapter. */
+export interface MarketStore {
+  readonly reader: MarketReader;
+  readonly writer: MarketWriter;
+  readonly events: EventLog;
+  readonly keys: KeyStore;
+  /** Called after each commit that added events (in-process only; other processes poll version()). */
+  onAppend(listener: (notice: AppendNotice) => void): () => void;
+  close(): void;
 }
 
 export interface ApiKeyRecord {

@@ -1,0 +1,38 @@
+import { openSqliteStore } from '../store/sqlite/open-sqlite-store.js';
+import type { MarketStore } from '../store/store.js';
+
+/** What the commands write to and open; tests pass their own. */
+export interface CliIo {
+  readonly stdout: NodeJS.WritableStream;
+  readonly stderr: NodeJS.WritableStream & { readonly isTTY?: boolean };
+  readonly stdin: NodeJS.ReadableStream;
+  readonly now: () => Date;
+  readonly openStore: (path: string) => MarketStore;
+}
+
+export const PROCESS_IO: CliIo = {
+  stdout: process.stdout,
+  stderr: process.stderr,
+  stdin: process.stdin,
+  now: () => new Date(),
+  openStore: openSqliteStore,
+};
+
+/** Opens the store for one command and always closes it, also when the command fails. */
+export async function withStore<T>(
+  io: CliIo,
+  path: string,
+  work: (store: MarketStore) => T | Promise<T>,
+): Promise<T> {
+  const store = io.openStore(path);
+  try {
+    return await work(store);
+  } finally {
+    store.close();
+  }
+}
+
+/** A refusal the user can act on: printed as one line, no stack. */
+export class CliError extends Error {
+  override readonly name = 'CliError';
+}

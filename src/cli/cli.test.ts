@@ -1,0 +1,175 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough, Readable, Writable } from 'node:stream';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openSqliteStore } from '../store/sqlite/open-sqlite-store.js';
+import type { CliIo } from './cli-io.js';
+import { registerExport } from './export.js';
+import { registerIngest } from './ingest.js';
+import { createProgram, runCli } from './run-cli.js';
+import { registerSeed } from './seed.js';
+
+const directory = mkdtempSync(join(tmpdir(), 'gridquote-cli-'));
+const path = (name: string) => join(directory, name);
+
+afterAll(() => {
+  rmSync(directory, { recursive: true, force: true });
+});
+
+class Capture extends Writable {
+  text = '';
+  override _write(chunk: Buffer, _encoding: BufferEncoding, done: () => void): void {
+    this.text += chunk.toString();
+    done();
+  }
+}
+
+/** Runs `gridquote ...args` in process, as main.ts does, capturing its output. */
+async function gridquote(args: string[], stdinText = '') {
+  const stdout = new Capture();
+  const stderr = new Capture();
+  const io: CliIo = {
+    stdout,
+    stderr,
+    stdin: stdinText === '' ? new PassThrough().end() : Readable.from([stdinText]),
+    now: () => new Date('2025-02-24T08:00:00Z'), // Mon 24 Feb 2025 19:00 Sydney
+    openStore: openSqliteStore,
+  };
+  const program = createProgram({ stdout, stderr });
+  registerSeed(program, io);
+  registerIngest(program, io);
+  registerExport(program, io);
+  const code = await runCli(program, ['node', 'gridquote', ...args], stderr);
+  return { code, stdout: stdout.text, stderr: stderr.text };
+}
+
+/** A failure is exactly one line on stderr, "gridquote: ...". */
+function expectOneLineError(result: { code: number; stderr: string }, pattern: RegExp): void {
+  expect(result.code).not.toBe(0);
+  expect(result.stderr).toMatch(/^gridquote: [^\n]+\n$/);
+  expect(result.stderr).toMatch(pattern);
+}
+
+describe('gridquote CLI', () => {
+  it('seeds deterministically: the same arguments give byte-identical exports', async () => {
+    const first = await gridquote([
+      'seed',
+      '--db',
+      path('a.db'),
+      '--days',
+      '2',
+      '--until',
+      '20250221',
+      '--seed',
+      '3',
+    ]);
+    expect(first.code).toBe(0);
+    expect(first.stderr).toMatch(
+      /^seeded .*a\.db: 2 trading days 20250220\.\.20250221 \(seed 3\), \d+ events added/,
+    );
+    await gridquote(['seed', '--db', path('b.db'), '--days', '2', '--until', '20250221', '--seed', '3']);
+    const exportA = await gridquote(['export', '--db', path('a.db')]);
+    const exportB = await gridquote(['export', '--db', path('b.db')]);
+    expect(exportA.code).toBe(0);
+    expect(exportA.stdout.length).toBeGreaterThan(1000);
+    expect(exportB.stdout).toBe(exportA.stdout);
+
+    const again = await gridquote([
+      'seed',
+      '--db',
+      path('a.db'),
+      '--days',
+      '2',
+      '--until',
+      '20250221',
+      '--seed',
+      '3',
+    ]);
+    expect(again.stderr).toMatch(/, 0 events added, \d+ already stored\n$/);
+    expect((await gridquote(['export', '--db', path('a.db')])).stdout).toBe(exportA.stdout);
+
+    const other = await gridquote([
+      'seed',
+      '--db',
+      path('a.db'),
+      '--days',
+      '2',
+      '--until',
+      '20250221',
+      '--seed',
+      '4',
+    ]);
+    expectOneLineError(other, /^gridquote: event 1: conflicts with stored event 20250220\/1\n$/);
+  });
+
+  it('defaults to the last completed trading day, and exports one date', async () => {
+    const seeded = await gridquote(['seed', '--db', path('c.db'), '--days', '1']);
+    expect(seeded.stderr).toMatch(/1 trading days 20250224\.\.20250224 \(seed 1\)/);
+    const day = await gridquote(['export', '--db', path('c.db'), '--date', '20250224']);
+    const lines = day.stdout.trimEnd().split('\n');
+    expect(lines.every((line) => line.includes('"date":"20250224"'))).toBe(true);
+    expect((await gridquote(['export', '--db', path('c.db'), '--date', '20250221'])).stdout).toBe('');
+  });
+
+  it('round-trips seed -> export -> ingest (file and stdin) byte for byte', async () => {
+    await gridquote(['seed', '--db', path('d.db'), '--days', '2', '--until', '20250221']);
+    const original = (await gridquote(['export', '--db', path('d.db')])).stdout;
+    writeFileSync(path('d.ndjson'), original);
+    const loaded = await gridquote(['ingest', '--db', path('e.db'), path('d.ndjson')]);
+    expect(loaded.code).toBe(0);
+    expect(loaded.stderr).toMatch(/events added, 0 already stored\n$/);
+    expect((await gridquote(['export', '--db', path('e.db')])).stdout).toBe(original);
+    const piped = await gridquote(['ingest', '--db', path('f.db'), '-'], original);
+    expect(piped.stderr).toMatch(/^ingested standard input: \d+ events added/);
+    expect((await gridquote(['export', '--db', path('f.db')])).stdout).toBe(original);
+    const replay = await gridquote(['ingest', '--db', path('f.db'), path('d.ndjson')]);
+    expect(replay.stderr).toMatch(/: 0 events added, \d+ already stored\n$/);
+  });
+
+  it('refuses a bad feed in one line, leaving the store unchanged', async () => {
+    await gridquote(['seed', '--db', path('g.db'), '--days', '1', '--until', '20250221']);
+    const before = (await gridquote(['export', '--db', path('g.db')])).stdout;
+    const good = before.split('\n').slice(0, 11);
+    const bad =
+      '{"type":"trade","date":"20250224","seq":1,"time":"100000","code":"XXH2026","price":"1.00","volume":1,"trade_type":"N","block":false}';
+    writeFileSync(path('bad.ndjson'), [...good, bad].join('\n'));
+    const refused = await gridquote(['ingest', '--db', path('g.db'), path('bad.ndjson')]);
+    expectOneLineError(refused, /^gridquote: line 12: unknown contract code XXH2026\n$/);
+    writeFileSync(path('two.ndjson'), [bad, '{"type":', ...good].join('\n'));
+    const two = await gridquote(['ingest', '--db', path('g.db'), path('two.ndjson')]);
+    expectOneLineError(
+      two,
+      /^gridquote: 2 invalid lines, nothing stored: line 1: unknown contract code XXH2026; line 2: invalid JSON/,
+    );
+    expect((await gridquote(['export', '--db', path('g.db')])).stdout).toBe(before);
+  });
+
+  it('reports usage errors and missing files in one line with a non-zero exit code', async () => {
+    expectOneLineError(await gridquote(['seed']), /required option '--db <file>' not specified/);
+    expectOneLineError(
+      await gridquote(['seed', '--db', path('h.db'), '--days', '0']),
+      /--days.*whole number of days/,
+    );
+    expectOneLineError(
+      await gridquote(['seed', '--db', path('h.db'), '--until', '20251131']),
+      /--until.*expected a date yyyyMMdd/,
+    );
+    expectOneLineError(
+      await gridquote(['export', '--db', path('h.db'), '--date', '2025-02-21']),
+      /expected a date/,
+    );
+    expectOneLineError(
+      await gridquote(['export', '--db', path('missing.db')]),
+      /^gridquote: no store at .*missing\.db\n$/,
+    );
+    expectOneLineError(
+      await gridquote(['ingest', '--db', path('h.db'), path('missing.ndjson')]),
+      /cannot read .*missing\.ndjson: no such file/,
+    );
+    expectOneLineError(await gridquote(['frobnicate']), /unknown command 'frobnicate'/);
+    const help = await gridquote(['seed', '--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/Seeding is idempotent/);
+  });
+});

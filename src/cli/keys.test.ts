@@ -1,0 +1,116 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough, Writable } from 'node:stream';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { authenticate } from '../http/auth.js';
+import { openSqliteStore } from '../store/sqlite/open-sqlite-store.js';
+import type { CliIo } from './cli-io.js';
+import { registerKeys } from './keys.js';
+import { createProgram, runCli } from './run-cli.js';
+
+class Capture extends Writable {
+  text = '';
+  override _write(chunk: Buffer, _encoding: BufferEncoding, done: () => void): void {
+    this.text += chunk.toString();
+    done();
+  }
+}
+
+const NOW = new Date('2025-03-07T01:00:00Z');
+let dir: string;
+let db: string;
+
+/** Runs `gridquote keys ...` in process, as main.ts does. */
+async function gridquote(...args: string[]) {
+  const stdout = new Capture();
+  const stderr = new Capture();
+  const io: CliIo = {
+    stdout,
+    stderr,
+    stdin: new PassThrough().end(),
+    now: () => NOW,
+    openStore: openSqliteStore,
+  };
+  const program = createProgram({ stdout, stderr });
+  registerKeys(program, io);
+  const code = await runCli(program, ['node', 'gridquote', ...args], stderr);
+  return { code, stdout: stdout.text, stderr: stderr.text };
+}
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'gridquote-keys-'));
+  db = join(dir, 'keys.db');
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('gridquote keys', () => {
+  it('create prints the key alone on stdout and stores only its hash', async () => {
+    const result = await gridquote(
+      'keys',
+      'create',
+      '--db',
+      db,
+      '--level',
+      'end_of_day',
+      '--name',
+      'vendor A',
+      '--expires',
+      '20251231',
+    );
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^gq_[0-9a-f]{12}_[A-Za-z0-9_-]{43}\n$/);
+    const key = result.stdout.trimEnd();
+    expect(result.stderr).toContain('end_of_day');
+    expect(result.stderr).not.toContain(key.slice(16));
+    const store = openSqliteStore(db);
+    try {
+      const [record] = store.keys.listKeys();
+      expect(record).toMatchObject({
+        level: 'end_of_day',
+        name: 'vendor A',
+        expiresOn: '20251231',
+        revokedAt: null,
+      });
+      expect(JSON.stringify(record)).not.toContain(key.slice(16));
+      expect(authenticate(store.keys, `Bearer ${key}`, () => NOW).id).toBe(record?.id);
+    } finally {
+      store.close();
+    }
+  });
+
+  it('list shows ids and status, never secrets; revoke stops the key', async () => {
+    const key = (await gridquote('keys', 'create', '--db', db, '--level', 'historical')).stdout.trimEnd();
+    const id = key.slice(3, 15);
+    const listing = await gridquote('keys', 'list', '--db', db);
+    expect(listing.stdout).toMatch(
+      new RegExp(`^id\\tlevel\\tstatus.*\\n${id}\\thistorical\\tactive\\t-\\t`, 's'),
+    );
+    expect(listing.stdout).not.toContain(key.slice(16));
+    const revoked = await gridquote('keys', 'revoke', '--db', db, id);
+    expect(revoked).toMatchObject({ code: 0, stdout: '', stderr: `revoked key ${id}\n` });
+    expect((await gridquote('keys', 'list', '--db', db)).stdout).toContain(`${id}\thistorical\trevoked`);
+  });
+
+  it.each([
+    [['keys', 'create', '--level', 'historical'], /--db/],
+    [['keys', 'create', '--db', 'x.db', '--level', 'admin'], /Allowed choices/],
+    [['keys', 'create', '--db', 'x.db', '--level', 'historical', '--expires', '20251301'], /yyyyMMdd/],
+    [['keys', 'create', '--db', 'x.db', '--level', 'historical', '--expires', '20250101'], /in the past/],
+    [['keys', 'revoke', '--db', 'missing.db', 'abc'], /no store/],
+    [['keys', 'list', '--db', 'missing.db'], /no store/],
+  ])('fails with one line on %j', async (args, message) => {
+    const result = await gridquote(...args.map((arg) => (arg.endsWith('.db') ? join(dir, arg) : arg)));
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toMatch(/^gridquote: [^\n]+\n$/);
+    expect(result.stderr).toMatch(message);
+    expect(result.stdout).toBe('');
+  });
+
+  it('revoke of an unknown id fails', async () => {
+    await gridquote('keys', 'create', '--db', db, '--level', 'historical');
+    const result = await gridquote('keys', 'revoke', '--db', db, '000000000000');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe('gridquote: no key with id 000000000000\n');
+  });
+});

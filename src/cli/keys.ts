@@ -1,0 +1,100 @@
+import { existsSync } from 'node:fs';
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import { isValidDate, sydneyClock } from '../domain/dates.js';
+import { createApiKey } from '../http/api-keys.js';
+import { ACCESS_LEVELS, type AccessLevel } from '../query/context.js';
+import type { ApiKeyRecord } from '../store/store.js';
+import { CliError, type CliIo, PROCESS_IO, withStore } from './cli-io.js';
+
+/**
+ * `gridquote keys create|list|revoke`. create prints the new key alone on stdout (so
+ * `KEY=$(gridquote keys create ...)` works) and everything else on stderr; the key is shown
+ * this once and stored only as a hash.
+ */
+export function registerKeys(program: Command, io: CliIo = PROCESS_IO): Command {
+  const keys = program.command('keys').description('manage API keys');
+
+  keys
+    .command('create')
+    .description('create an API key and print it (once) on stdout')
+    .requiredOption('--db <file>', 'SQLite store (created when missing)')
+    .addOption(new Option('--level <level>', 'access level').choices(ACCESS_LEVELS).makeOptionMandatory())
+    .option('--name <text>', 'who or what the key is for', '')
+    .option('--expires <yyyyMMdd>', 'last valid day (Sydney time); default: never', parseDate)
+    .action(async (flags: { db: string; level: AccessLevel; name: string; expires?: string }) => {
+      const now = io.now();
+      if (flags.expires !== undefined && flags.expires < sydneyClock(now).date) {
+        throw new CliError(`--expires ${flags.expires} is in the past`);
+      }
+      const { key, record } = createApiKey({
+        level: flags.level,
+        name: flags.name,
+        now,
+        ...(flags.expires === undefined ? {} : { expiresOn: flags.expires }),
+      });
+      await withStore(io, flags.db, (store) => store.keys.insertKey(record));
+      io.stdout.write(`${key}\n`);
+      io.stderr.write(`created key ${record.id} (${describe(record)}); it is shown only this once\n`);
+    });
+
+  keys
+    .command('list')
+    .description('list API keys (never their secrets)')
+    .requiredOption('--db <file>', 'SQLite store')
+    .action(async (flags: { db: string }) => {
+      requireStore(flags.db);
+      const records = await withStore(io, flags.db, (store) => store.keys.listKeys());
+      const today = sydneyClock(io.now()).date;
+      const lines = [['id', 'level', 'status', 'expires', 'created', 'name']];
+      for (const record of records) {
+        lines.push([
+          record.id,
+          record.level,
+          status(record, today),
+          record.expiresOn ?? '-',
+          record.createdAt,
+          record.name,
+        ]);
+      }
+      io.stdout.write(lines.map((line) => `${line.join('\t')}\n`).join(''));
+    });
+
+  keys
+    .command('revoke')
+    .description('revoke an API key by its id (the 12 hex digits after gq_)')
+    .requiredOption('--db <file>', 'SQLite store')
+    .argument('<id>', 'key id')
+    .action(async (id: string, flags: { db: string }) => {
+      requireStore(flags.db);
+      const found = await withStore(io, flags.db, (store) =>
+        store.keys.revokeKey(id, io.now().toISOString()),
+      );
+      if (!found) throw new CliError(`no key with id ${id}`);
+      io.stderr.write(`revoked key ${id}\n`);
+    });
+
+  return keys;
+}
+
+/** list and revoke must not create an empty store through a typo. */
+function requireStore(path: string): void {
+  if (!existsSync(path)) throw new CliError(`no store at ${path}`);
+}
+
+function parseDate(text: string): string {
+  if (!isValidDate(text)) throw new InvalidArgumentError('expected a date yyyyMMdd');
+  return text;
+}
+
+function status(record: ApiKeyRecord, today: string): string {
+  if (record.revokedAt !== null) return 'revoked';
+  if (record.expiresOn !== null && record.expiresOn < today) return 'expired';
+  return 'active';
+}
+
+function describe(record: ApiKeyRecord): string {
+  const parts: string[] = [record.level];
+  if (record.name !== '') parts.push(`name ${JSON.stringify(record.name)}`);
+  parts.push(record.expiresOn === null ? 'no expiry' : `valid through ${record.expiresOn}`);
+  return parts.join(', ');
+}

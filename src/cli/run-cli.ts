@@ -1,0 +1,50 @@
+import { Command, CommanderError } from 'commander';
+
+const NAME = 'gridquote';
+
+/**
+ * The program shell every command registers on: commander reports usage errors as
+ * "gridquote: <message>" and throws instead of exiting, so runCli owns the exit code.
+ */
+export function createProgram(
+  streams: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream } = process,
+): Command {
+  return new Command(NAME)
+    .description('market data of an AU/NZ energy derivatives exchange: store, feed and query API')
+    .version('0.1.0')
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => streams.stdout.write(text),
+      writeErr: (text) => streams.stderr.write(text),
+      outputError: (text, write) => write(oneLine(text.replace(/^error: /, ''))),
+    });
+}
+
+/**
+ * Runs the program and returns the exit code. Every failure ends as ONE line on stderr (no
+ * stack trace): usage errors as commander words them, refusals and faults by their message.
+ */
+export async function runCli(
+  program: Command,
+  argv: readonly string[],
+  stderr: NodeJS.WritableStream = process.stderr,
+): Promise<number> {
+  try {
+    await program.parseAsync(argv as string[]);
+    return 0;
+  } catch (error) {
+    // commander has already printed its own message (help, version, usage errors)
+    if (error instanceof CommanderError) return error.exitCode;
+    stderr.write(oneLine(describe(error)));
+    return 1;
+  }
+}
+
+function describe(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  return String(error);
+}
+
+function oneLine(text: string): string {
+  return `${NAME}: ${text.replace(/\s*\n\s*/g, ' ').trim()}\n`;
+}

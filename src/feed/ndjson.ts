@@ -1,0 +1,76 @@
+import type { Contract } from '../domain/contract.js';
+import type { FeedEvent } from './events.js';
+import { validateFeedEvent } from './validate.js';
+
+/**
+ * The feed's NDJSON form. formatFeedEvent writes one event per line with a fixed key order per
+ * type (type, date, seq, time, then the type's fields in the order of events.ts), so the same
+ * event always has the same bytes: exports are byte-stable and a line is the event's content
+ * for idempotency. docs/feed-format.md documents the format.
+ */
+export function formatFeedEvent(e: FeedEvent): string {
+  // Built by hand rather than JSON.stringify(object): this runs once per event on every ingest.
+  // Every string goes through JSON.stringify, so escaping is exactly JSON's.
+  const head = `{"type":"${e.type}","date":${q(e.date)},"seq":${num(e.seq)},"time":${q(e.time)}`;
+  switch (e.type) {
+    case 'book':
+      return (
+        `${head},"code":${q(e.code)},"bid":${nq(e.bid)},"bid_size":${nnum(e.bid_size)},` +
+        `"ask":${nq(e.ask)},"ask_size":${nnum(e.ask_size)}}`
+      );
+    case 'trade':
+      return (
+        `${head},"code":${q(e.code)},"price":${q(e.price)},"volume":${num(e.volume)},` +
+        `"trade_type":${q(e.trade_type)},"block":${e.block ? 'true' : 'false'}` +
+        `${e.group === undefined ? '' : `,"group":${q(e.group)}`}}`
+      );
+    case 'settle':
+      return (
+        `${head},"code":${q(e.code)},"settle":${q(e.settle)},"published_at":${num(e.published_at)}` +
+        `${e.implied_volatility === undefined ? '' : `,"implied_volatility":${q(e.implied_volatility)}`}}`
+      );
+    case 'open_interest':
+      return `${head},"code":${q(e.code)},"open_interest":${num(e.open_interest)}}`;
+    case 'message':
+      return `${head},"market":${q(e.market)},"board":${q(e.board)},"text":${q(e.text)}}`;
+    case 'custom_market': {
+      const legs = e.legs.map((leg) => `{"price":${q(leg.price)},"ratio":${q(leg.ratio)}}`).join(',');
+      return (
+        `${head},"market":${q(e.market)},"contract":${q(e.contract)},"net":${q(e.net)},` +
+        `"size":${num(e.size)},"legs":[${legs}]}`
+      );
+    }
+    case 'index':
+      return `${head},"index":${q(e.index)},"year":${num(e.year)},"value":${q(e.value)}}`;
+  }
+}
+
+const q = (text: string): string => JSON.stringify(text);
+const nq = (text: string | null): string => (text === null ? 'null' : JSON.stringify(text));
+/** JSON's rendering of a number (what JSON.stringify would write). */
+const num = (value: number): string => JSON.stringify(value);
+const nnum = (value: number | null): string => (value === null ? 'null' : JSON.stringify(value));
+
+export type ParsedFeedLine =
+  | { readonly ok: true; readonly event: FeedEvent; readonly contract?: Contract }
+  | { readonly ok: false; readonly line: number; readonly reason: string };
+
+/**
+ * Parses and validates one NDJSON line (1-based `lineNumber` for the error). The event comes
+ * back canonical (validate.ts); a truncated line is invalid JSON and is refused like any other.
+ */
+export function parseFeedLine(text: string, lineNumber: number): ParsedFeedLine {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { ok: false, line: lineNumber, reason: 'invalid JSON (malformed or truncated line)' };
+  }
+  const result = validateFeedEvent(value);
+  return result.ok ? result : { ok: false, line: lineNumber, reason: result.reason };
+}
+
+/** The one-line form every error report uses: "line 17: volume must be ...". */
+export function describeLineError(error: { readonly line: number; readonly reason: string }): string {
+  return `line ${error.line}: ${error.reason}`;
+}

@@ -1,0 +1,53 @@
+import type { EndOfDayRow } from '../store/store.js';
+import { integer, price, volatility } from './numbers.js';
+import { type Column, csvTable, jsonArray, jsonString, recordForm } from './records.js';
+
+export interface EndOfDayAnswer {
+  readonly key: 'futures' | 'options';
+  readonly value: string;
+  readonly date: string;
+  /** By code ascending (the store's order). */
+  readonly rows: readonly EndOfDayRow[];
+}
+
+const COLUMNS: readonly Column<EndOfDayRow>[] = [
+  { name: 'code', cell: (row) => row.code },
+  { name: 'date', cell: (row) => row.date },
+  { name: 'bid_size', cell: (row) => integer(row.bidSize) },
+  { name: 'bid', cell: (row) => price(row.bidCents) },
+  { name: 'ask_size', cell: (row) => integer(row.askSize) },
+  { name: 'ask', cell: (row) => price(row.askCents) },
+  { name: 'first', cell: (row) => price(row.firstCents) },
+  { name: 'high', cell: (row) => price(row.highCents) },
+  { name: 'low', cell: (row) => price(row.lowCents) },
+  { name: 'settle', cell: (row) => price(row.settleCents) },
+  { name: 'volume', cell: (row) => String(row.volume) },
+  { name: 'open_interest', cell: (row) => String(row.openInterest) },
+];
+
+const FUTURES = recordForm(COLUMNS);
+const OPTIONS = recordForm<EndOfDayRow>([
+  ...COLUMNS,
+  { name: 'implied_volatility', cell: (row) => volatility(row.impliedVolatility) },
+]);
+
+export function endOfDayJson(answer: EndOfDayAnswer): string {
+  const head = `{"${answer.key}":${jsonString(answer.value)},"date":"${answer.date}","data":`;
+  if (answer.key === 'futures') return `${head}${jsonArray(FUTURES, answer.rows, 'empty')}}`;
+  const { put, call } = splitByType(answer.rows);
+  return `${head}{"put":${jsonArray(OPTIONS, put, 'empty')},"call":${jsonArray(OPTIONS, call, 'empty')}}}`;
+}
+
+/** CSV rows stay flat, calls and puts in one list ordered by code (spec 4.7). */
+export function endOfDayCsv(answer: EndOfDayAnswer): string {
+  return csvTable(answer.key === 'futures' ? FUTURES : OPTIONS, answer.rows);
+}
+
+export function splitByType<R extends { readonly optionType?: 'C' | 'P' }>(
+  rows: readonly R[],
+): { put: R[]; call: R[] } {
+  const put: R[] = [];
+  const call: R[] = [];
+  for (const row of rows) (row.optionType === 'P' ? put : call).push(row);
+  return { put, call };
+}

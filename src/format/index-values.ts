@@ -1,0 +1,28 @@
+import type { IndexName } from '../feed/events.js';
+import type { IndexRow } from '../store/store.js';
+import { price } from './numbers.js';
+import { csvTable, jsonArray, recordForm } from './records.js';
+
+export interface IndexAnswer {
+  readonly index: IndexName;
+  readonly date: string;
+  readonly rows: readonly IndexRow[];
+}
+
+function form(index: IndexName) {
+  return recordForm<IndexRow>([
+    { name: 'date', cell: (row) => row.date },
+    { name: 'year', cell: (row) => String(row.year) },
+    { name: index, cell: (row) => price(row.valueCents) },
+  ]);
+}
+
+const FORMS = { epi: form('epi'), npi: form('npi') } as const;
+
+export function indexJson(answer: IndexAnswer): string {
+  return `{"date":"${answer.date}","data":${jsonArray(FORMS[answer.index], answer.rows, 'empty')}}`;
+}
+
+export function indexCsv(answer: IndexAnswer): string {
+  return csvTable(FORMS[answer.index], answer.rows);
+}

@@ -1,0 +1,60 @@
+import { formatScaled } from '../domain/decimal.js';
+import type { MarketCode } from '../domain/markets.js';
+import type { MessageBoard } from '../feed/events.js';
+import type { CustomMarketRow, MessageRow } from '../store/store.js';
+import { price } from './numbers.js';
+import { type Column, csvTable, jsonArray, recordForm } from './records.js';
+
+export type MessagesAnswer =
+  | {
+      readonly market: MarketCode;
+      readonly type: MessageBoard;
+      readonly date: string;
+      readonly rows: readonly MessageRow[];
+    }
+  | {
+      readonly market: MarketCode;
+      readonly type: 'custom_market';
+      readonly rows: readonly CustomMarketRow[];
+    };
+
+/** The spec's samples separate this operation's CSV cells with a tab (spec 4.5). */
+const TAB = '\t';
+const LEGS = 6;
+
+const MESSAGE = recordForm<MessageRow>([
+  { name: 'time', cell: (row) => row.time },
+  { name: 'message', cell: (row) => row.text, text: true },
+]);
+
+function legColumns(part: 'price' | 'ratio'): Column<CustomMarketRow>[] {
+  return Array.from({ length: LEGS }, (_, i) => ({
+    name: `${part}_${i + 1}`,
+    cell: (row: CustomMarketRow) => {
+      const leg = row.legs[i];
+      // Unused legs read "0.00" (market-notes, number formats).
+      if (!leg) return '0.00';
+      return part === 'price' ? formatScaled(leg.priceCents, 2) : formatScaled(leg.ratioHundredths, 2);
+    },
+  }));
+}
+
+const CUSTOM = recordForm<CustomMarketRow>([
+  { name: 'contract', cell: (row) => row.contract, text: true },
+  { name: 'net', cell: (row) => price(row.netCents) },
+  { name: 'size', cell: (row) => String(row.size) },
+  ...legColumns('price'),
+  ...legColumns('ratio'),
+]);
+
+export function messagesJson(answer: MessagesAnswer): string {
+  const head = `{"market":"${answer.market}","type":"${answer.type}"`;
+  if (answer.type === 'custom_market') return `${head},"data":${jsonArray(CUSTOM, answer.rows, 'empty')}}`;
+  return `${head},"date":"${answer.date}","data":${jsonArray(MESSAGE, answer.rows, 'empty')}}`;
+}
+
+export function messagesCsv(answer: MessagesAnswer): string {
+  return answer.type === 'custom_market'
+    ? csvTable(CUSTOM, answer.rows, TAB)
+    : csvTable(MESSAGE, answer.rows, TAB);
+}

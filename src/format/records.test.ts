@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { csvCell, csvTable, jsonArray, jsonString, recordForm } from './records.js';
+
+interface Row {
+  readonly a: string | null;
+  readonly text: string;
+  readonly flag: boolean;
+}
+
+const FORM = recordForm<Row>([
+  { name: 'a', cell: (row) => row.a },
+  { name: 'text', cell: (row) => row.text, text: true },
+  { name: 'flag', cell: (row) => (row.flag ? '1' : '0'), json: (row) => String(row.flag) },
+]);
+
+describe('record writers', () => {
+  it('quotes a CSV cell only when it holds the delimiter, a quote or a line break', () => {
+    expect(csvCell('plain text', ',')).toBe('plain text');
+    expect(csvCell('a,b', ',')).toBe('"a,b"');
+    expect(csvCell('a,b', '\t')).toBe('a,b');
+    expect(csvCell('a\tb', '\t')).toBe('"a\tb"');
+    expect(csvCell('say "hi"', ',')).toBe('"say ""hi"""');
+    expect(csvCell('two\nlines', ',')).toBe('"two\nlines"');
+    expect(csvCell('cr\rhere', ',')).toBe('"cr\rhere"');
+  });
+
+  it('writes the header row even without rows, and \\n line ends', () => {
+    expect(csvTable(FORM, [])).toBe('a,text,flag\n');
+    expect(csvTable(FORM, [{ a: null, text: 'x,y', flag: true }])).toBe('a,text,flag\n,"x,y",1\n');
+  });
+
+  it('writes absent values as null or "" in JSON as asked, raw literals unquoted', () => {
+    const rows: Row[] = [{ a: null, text: 'q"\\\n', flag: false }];
+    expect(JSON.parse(jsonArray(FORM, rows, 'null'))).toEqual([{ a: null, text: 'q"\\\n', flag: false }]);
+    expect(JSON.parse(jsonArray(FORM, rows, 'empty'))).toEqual([{ a: '', text: 'q"\\\n', flag: false }]);
+    expect(jsonArray(FORM, [], 'null')).toBe('[]');
+  });
+
+  it('escapes JSON strings exactly like JSON.stringify', () => {
+    for (const text of ['plain', 'quo"te', 'back\\slash', 'tab\t', '\u0001', 'line\u2028sep', 'é ü ✓']) {
+      expect(JSON.parse(jsonString(text))).toBe(text);
+    }
+  });
+});

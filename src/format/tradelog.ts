@@ -1,0 +1,56 @@
+import { formatScaled, rescaleDown } from '../domain/decimal.js';
+import type { TradeRow } from '../store/store.js';
+import { colonTime, integer, millisToCents, price } from './numbers.js';
+import { type Column, csvTable, jsonArray, recordForm } from './records.js';
+
+export interface TradeLogSummary {
+  readonly trades: number;
+  readonly volume: number;
+  readonly mwhTenths: number;
+  /** Sum of the rows' displayed (rounded) face values, so the summary adds up. */
+  readonly faceValueCents: number;
+}
+
+export interface TradeLogAnswer {
+  readonly date: string;
+  /** Electricity rows carry hours and face value (spec 2.3). */
+  readonly electricity: boolean;
+  readonly summary: TradeLogSummary;
+  readonly rows: readonly TradeRow[];
+}
+
+const COMMON: readonly Column<TradeRow>[] = [
+  { name: 'date', cell: (row) => row.date },
+  { name: 'time', cell: (row) => colonTime(row.time) },
+  // The trade log writes futures with an F suffix (market-notes 1).
+  { name: 'code', cell: (row) => (row.instrument === 'future' ? `${row.code}F` : row.code) },
+  { name: 'trade_type', cell: (row) => row.tradeType },
+  { name: 'volume', cell: (row) => String(row.volume) },
+  { name: 'price', cell: (row) => price(row.priceCents) },
+];
+
+const ELECTRICITY = recordForm<TradeRow>([
+  ...COMMON,
+  { name: 'hours', cell: (row) => integer(row.hours) },
+  {
+    name: 'face_value',
+    cell: (row) =>
+      row.faceValueMillis === null ? null : formatScaled(millisToCents(row.faceValueMillis), 2),
+  },
+]);
+const OTHER = recordForm<TradeRow>(COMMON);
+
+export function tradeLogJson(answer: TradeLogAnswer): string {
+  const { summary } = answer;
+  const form = answer.electricity ? ELECTRICITY : OTHER;
+  return (
+    `{"date":"${answer.date}","summary":{"trades":"${summary.trades}","volume":"${summary.volume}",` +
+    `"traded_mwh":"${rescaleDown(summary.mwhTenths, 1)}",` +
+    `"face_value":"${formatScaled(summary.faceValueCents, 2)}"},` +
+    `"data":${jsonArray(form, answer.rows, 'empty')}}`
+  );
+}
+
+export function tradeLogCsv(answer: TradeLogAnswer): string {
+  return csvTable(answer.electricity ? ELECTRICITY : OTHER, answer.rows);
+}

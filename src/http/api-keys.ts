@@ -1,0 +1,65 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { AccessLevel } from '../query/context.js';
+import type { ApiKeyRecord } from '../store/store.js';
+
+/**
+ * API keys: `gq_<id>_<secret>`. The id (12 lowercase hex) is public and names the record; the
+ * secret (32 random bytes, base64url) is shown once at creation and stored only as its SHA-256.
+ * A plain hash suffices because the secret has 256 bits of entropy: there is nothing to guess.
+ */
+
+const KEY = /^gq_([0-9a-f]{12})_([A-Za-z0-9_-]{43})$/;
+
+export interface ParsedKey {
+  readonly id: string;
+  readonly secret: string;
+}
+
+export function parseApiKey(text: string): ParsedKey | undefined {
+  const match = KEY.exec(text);
+  if (!match) return undefined;
+  return { id: match[1] ?? '', secret: match[2] ?? '' };
+}
+
+export function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex');
+}
+
+/** Constant-time comparison of the presented secret's hash with the stored one. */
+export function secretMatches(secret: string, storedHash: string): boolean {
+  const presented = createHash('sha256').update(secret).digest();
+  const stored = Buffer.from(storedHash, 'hex');
+  // Lengths are public (always 32 bytes unless the record is corrupt); only contents are compared.
+  return stored.length === presented.length && timingSafeEqual(presented, stored);
+}
+
+export interface NewKey {
+  /** The full key, to show once. */
+  readonly key: string;
+  readonly record: ApiKeyRecord;
+}
+
+export function createApiKey(input: {
+  readonly level: AccessLevel;
+  readonly name?: string;
+  /** yyyyMMdd, last valid day (Sydney). */
+  readonly expiresOn?: string;
+  readonly now: Date;
+}): NewKey {
+  const id = randomBytes(6).toString('hex');
+  const secret = randomBytes(32).toString('base64url');
+  return {
+    key: `gq_${id}_${secret}`,
+    record: {
+      id,
+      name: input.name ?? '',
+      level: input.level,
+      secretHash: hashSecret(secret),
+      createdAt: input.now.toISOString(),
+      expiresOn: input.expiresOn ?? null,
+      revokedAt: null,
+      perSecond: null,
+      perMinute: null,
+    },
+  };
+}

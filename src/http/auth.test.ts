@@ -1,0 +1,111 @@
+import * as crypto from 'node:crypto';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { ApiKeyRecord, KeyStore } from '../store/store.js';
+import { createApiKey, hashSecret, parseApiKey, secretMatches } from './api-keys.js';
+import { authenticate } from './auth.js';
+import { HttpProblem } from './problems.js';
+
+vi.mock('node:crypto', async (importOriginal) => {
+  const original = await importOriginal<typeof import('node:crypto')>();
+  return { ...original, timingSafeEqual: vi.fn(original.timingSafeEqual) };
+});
+
+function memoryKeys(records: ApiKeyRecord[] = []): KeyStore {
+  const byId = new Map(records.map((record) => [record.id, record]));
+  return {
+    insertKey: (record) => void byId.set(record.id, record),
+    findKey: (id) => byId.get(id),
+    listKeys: () => [...byId.values()],
+    revokeKey: (id, at) => {
+      const record = byId.get(id);
+      if (record) byId.set(id, { ...record, revokedAt: at });
+      return record !== undefined;
+    },
+  };
+}
+
+// 2025-03-07 12:00 Sydney (AEDT).
+const NOW = new Date('2025-03-07T01:00:00Z');
+const clock = () => NOW;
+
+function refusal(action: () => unknown): { detail: string; challenge: string | undefined } {
+  try {
+    action();
+  } catch (error) {
+    if (error instanceof HttpProblem) {
+      expect(error.problem.code).toBe('unauthorized');
+      return { detail: error.problem.detail, challenge: error.problem.headers?.['www-authenticate'] };
+    }
+    throw error;
+  }
+  throw new Error('expected a 401 refusal');
+}
+
+afterEach(() => vi.mocked(crypto.timingSafeEqual).mockClear());
+
+describe('API keys', () => {
+  it('look like gq_<12 hex>_<43 base64url> and the record holds only the secret hash', () => {
+    const { key, record } = createApiKey({ level: 'historical', name: 'desk', now: NOW });
+    expect(key).toMatch(/^gq_[0-9a-f]{12}_[A-Za-z0-9_-]{43}$/);
+    const parsed = parseApiKey(key);
+    expect(parsed?.id).toBe(record.id);
+    expect(record.secretHash).toBe(hashSecret(parsed?.secret ?? ''));
+    expect(record.secretHash).toMatch(/^[0-9a-f]{64}$/);
+    const stored = JSON.stringify(record);
+    expect(stored).not.toContain(key);
+    expect(stored).not.toContain(parsed?.secret);
+    expect(record).toMatchObject({ level: 'historical', name: 'desk', expiresOn: null, revokedAt: null });
+  });
+
+  it('differ every time', () => {
+    const keys = new Set(
+      Array.from({ length: 50 }, () => createApiKey({ level: 'end_of_day', now: NOW }).key),
+    );
+    expect(keys.size).toBe(50);
+  });
+
+  it('compare secrets in constant time', () => {
+    const { key, record } = createApiKey({ level: 'historical', now: NOW });
+    const secret = parseApiKey(key)?.secret ?? '';
+    expect(secretMatches(secret, record.secretHash)).toBe(true);
+    expect(secretMatches(`${secret.slice(0, -1)}A`, record.secretHash)).toBe(secret.endsWith('A'));
+    expect(crypto.timingSafeEqual).toHaveBeenCalledTimes(2);
+    expect(secretMatches(secret, 'abcd')).toBe(false);
+  });
+});
+
+describe('authenticate', () => {
+  const live = createApiKey({ level: 'end_of_day', now: NOW });
+  const revoked = createApiKey({ level: 'historical', now: NOW });
+  const expired = createApiKey({ level: 'historical', now: NOW, expiresOn: '20250306' });
+  const lastDay = createApiKey({ level: 'historical', now: NOW, expiresOn: '20250307' });
+  const keys = memoryKeys([
+    live.record,
+    { ...revoked.record, revokedAt: '2025-03-01T00:00:00.000Z' },
+    expired.record,
+    lastDay.record,
+  ]);
+
+  it('returns the record of a valid key, through its last valid day', () => {
+    expect(authenticate(keys, `Bearer ${live.key}`, clock).level).toBe('end_of_day');
+    expect(authenticate(keys, `bearer   ${lastDay.key}`, clock).id).toBe(lastDay.record.id);
+    expect(crypto.timingSafeEqual).toHaveBeenCalled();
+  });
+
+  it('refuses a missing header with a bare Bearer challenge', () => {
+    expect(refusal(() => authenticate(keys, undefined, clock)).challenge).toBe('Bearer realm="gridquote"');
+  });
+
+  it.each([
+    ['another scheme', `Basic ${Buffer.from('a:b').toString('base64')}`, 'invalid_request'],
+    ['a malformed key', 'Bearer not-a-key', 'invalid_token'],
+    ['an unknown id', `Bearer ${createApiKey({ level: 'historical', now: NOW }).key}`, 'invalid_token'],
+    ['a wrong secret', `Bearer ${live.key.slice(0, 16)}${'A'.repeat(43)}`, 'invalid_token'],
+    ['a revoked key', `Bearer ${revoked.key}`, 'invalid_token'],
+    ['an expired key', `Bearer ${expired.key}`, 'invalid_token'],
+  ])('refuses %s', (_name, header, error) => {
+    const { detail, challenge } = refusal(() => authenticate(keys, header, clock));
+    expect(challenge).toContain(`error="${error}"`);
+    expect(detail).not.toContain(header.slice(7));
+  });
+});

@@ -1,0 +1,37 @@
+import { sydneyClock } from '../domain/dates.js';
+import type { ApiKeyRecord, KeyStore } from '../store/store.js';
+import { parseApiKey, secretMatches } from './api-keys.js';
+import { HttpProblem } from './problems.js';
+
+const REALM = 'Bearer realm="gridquote"';
+
+function refuse(detail: string, error?: 'invalid_request' | 'invalid_token'): HttpProblem {
+  // RFC 6750 3: no error attribute when the request carried no credentials at all.
+  const challenge = error ? `${REALM}, error="${error}", error_description="${detail}"` : REALM;
+  return new HttpProblem({ code: 'unauthorized', detail, headers: { 'www-authenticate': challenge } });
+}
+
+/**
+ * Resolves `Authorization: Bearer <key>` to its key record, or throws a 401 problem. The detail
+ * never repeats the key; the record's id is public and safe to log.
+ */
+export function authenticate(keys: KeyStore, header: string | undefined, clock: () => Date): ApiKeyRecord {
+  if (header === undefined || header === '') {
+    throw refuse('send the API key as Authorization: Bearer <key>');
+  }
+  const space = header.indexOf(' ');
+  if (space < 0 || header.slice(0, space).toLowerCase() !== 'bearer') {
+    throw refuse('the Authorization header must use the Bearer scheme', 'invalid_request');
+  }
+  const parsed = parseApiKey(header.slice(space + 1).trim());
+  if (!parsed) throw refuse('the API key is malformed', 'invalid_token');
+  const record = keys.findKey(parsed.id);
+  if (!record || !secretMatches(parsed.secret, record.secretHash)) {
+    throw refuse('the API key is not valid', 'invalid_token');
+  }
+  if (record.revokedAt !== null) throw refuse('the API key has been revoked', 'invalid_token');
+  if (record.expiresOn !== null && record.expiresOn < sydneyClock(clock()).date) {
+    throw refuse(`the API key expired after ${record.expiresOn}`, 'invalid_token');
+  }
+  return record;
+}

@@ -1,0 +1,28 @@
+import { StoreUnavailableError } from './problems.js';
+
+/**
+ * Wraps a store interface so that anything it throws becomes a StoreUnavailableError (503).
+ * Requests are validated before they reach the store, so a throw there is the store failing
+ * (closed, locked, disk error), never the client's fault. Wrapped methods are made once.
+ */
+export function guardStore<T extends object>(target: T): T {
+  const wrapped = new Map<PropertyKey, unknown>();
+  return new Proxy(target, {
+    get(object, property) {
+      const value: unknown = Reflect.get(object, property);
+      if (typeof value !== 'function') return value;
+      let guarded = wrapped.get(property);
+      if (guarded === undefined) {
+        guarded = (...args: unknown[]) => {
+          try {
+            return value.apply(object, args);
+          } catch (error) {
+            throw new StoreUnavailableError('the market data store failed', { cause: error });
+          }
+        };
+        wrapped.set(property, guarded);
+      }
+      return guarded;
+    },
+  });
+}

@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest';
+import { QueryError } from '../query/errors.js';
+import {
+  dateParam,
+  enumParam,
+  futuresParam,
+  type OperationSpec,
+  parseQueryString,
+  readParams,
+  timeParam,
+} from './params.js';
+
+const PARAMS = {
+  futures: futuresParam,
+  type: enumParam(['a', 'b'] as const),
+  date: dateParam,
+  from: timeParam,
+  to: timeParam,
+};
+const SPEC: OperationSpec<typeof PARAMS> = {
+  params: PARAMS,
+  required: ['futures'],
+  disregard: { when: 'date', names: ['from', 'to'] },
+};
+
+function issues(url: string, access: 'historical' | 'end_of_day' = 'historical') {
+  try {
+    readParams(SPEC, url, access);
+  } catch (error) {
+    if (error instanceof QueryError) return error.issues;
+    throw error;
+  }
+  return [];
+}
+
+describe('query string parsing', () => {
+  it('decodes names and values, keeps repeats and reports bad encodings', () => {
+    const { values, issues: problems } = parseQueryString('a=1&a=2&b=x%20y+z&c&&d=%ZZ&%E0=1');
+    expect(values.get('a')).toEqual(['1', '2']);
+    expect(values.get('b')).toEqual(['x y z']);
+    expect(values.get('c')).toEqual(['']);
+    expect(problems.map((issue) => issue.parameter)).toEqual(['d', '%E0']);
+  });
+});
+
+describe('parameter rules', () => {
+  it('reads valid parameters into typed values', () => {
+    const read = readParams(SPEC, '/x?futures=BNH&type=a&from=100000', 'historical');
+    expect(read.values.type).toBe('a');
+    expect(read.values.from).toBe('100000');
+    expect(read.values.futures?.parsed.ok).toBe(true);
+    expect(read.ignored).toEqual([]);
+    expect(read.format).toBeUndefined();
+  });
+
+  it('names unknown parameters with a hint, and repeated ones', () => {
+    const found = issues('/x?futures=BNH&dat=20250228&type=a&type=b');
+    expect(found).toEqual([
+      { parameter: 'dat', message: expect.stringContaining('did you mean date?') },
+      { parameter: 'type', message: 'sent 2 times; send it once' },
+    ]);
+  });
+
+  it('reports every bad parameter at once', () => {
+    const found = issues('/x?type=c&date=20251131&format=xml');
+    expect(found.map((issue) => issue.parameter).sort()).toEqual(['date', 'format', 'futures', 'type']);
+  });
+
+  it('takes format=csv|json', () => {
+    expect(readParams(SPEC, '/x?futures=BNH&format=csv', 'historical').format).toBe('csv');
+  });
+
+  it('ignores date-like parameters under end_of_day without validating them', () => {
+    const read = readParams(SPEC, '/x?futures=BNH&date=garbage&from=100000', 'end_of_day');
+    expect(read.ignored).toEqual(['date']);
+    expect(read.values.date).toBeUndefined();
+    expect(read.values.from).toBe('100000');
+  });
+
+  it('disregards from and to when date is honoured', () => {
+    const read = readParams(SPEC, '/x?futures=BNH&date=20250228&from=bad', 'historical');
+    expect(read.ignored).toEqual(['from']);
+    expect(read.values.date).toBe('20250228');
+  });
+
+  it('rejects real-calendar violations and out-of-range times', () => {
+    expect(issues('/x?futures=BNH&date=20250229').map((i) => i.parameter)).toEqual(['date']);
+    expect(issues('/x?futures=BNH&from=240000').map((i) => i.parameter)).toEqual(['from']);
+    expect(issues('/x?futures=BNH&from=1000').map((i) => i.parameter)).toEqual(['from']);
+    expect(issues('/x?futures=')).toHaveLength(1);
+  });
+});

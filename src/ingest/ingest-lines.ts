@@ -1,0 +1,78 @@
+import { parseFeedLine } from '../feed/ndjson.js';
+import { EventConflictError } from '../store/event-conflict-error.js';
+import type { AppendResult, MarketWriter, ValidatedEvent } from '../store/store.js';
+import { IngestError, type LineError, MAX_REPORTED_ERRORS } from './ingest-error.js';
+import { toValidatedEvent } from './to-validated-event.js';
+
+export interface IngestLinesOptions {
+  /** Events per append inside the one transaction; bounds memory, not atomicity. */
+  readonly chunkSize?: number;
+  /** Called now and then with the number of lines read so far. */
+  readonly onProgress?: (lines: number) => void;
+}
+
+const DEFAULT_CHUNK = 10_000;
+
+/**
+ * Ingests NDJSON lines (a file, stdin) as ONE batch in one transaction: every line is stored
+ * or none. Lines are validated and appended chunk by chunk as they stream in; at the first
+ * invalid line appending stops, reading continues only to report up to MAX_REPORTED_ERRORS
+ * errors, and the transaction is rolled back, leaving earlier data intact. Blank lines are
+ * skipped; line numbers count every line from 1.
+ */
+export async function ingestLines(
+  writer: MarketWriter,
+  groups: AsyncIterable<readonly string[]>,
+  options: IngestLinesOptions = {},
+): Promise<AppendResult> {
+  const chunkSize = options.chunkSize ?? DEFAULT_CHUNK;
+  const batch = writer.begin();
+  const errors: LineError[] = [];
+  let truncated = false;
+  let lineNumber = 0;
+  let pending: ValidatedEvent[] = [];
+  let pendingLines: number[] = [];
+
+  const flush = () => {
+    try {
+      batch.append(pending);
+    } catch (error) {
+      if (error instanceof EventConflictError) {
+        const line = pendingLines[error.index] ?? 0;
+        throw new IngestError([{ line, reason: error.message }]);
+      }
+      throw error;
+    }
+    pending = [];
+    pendingLines = [];
+  };
+
+  try {
+    reading: for await (const group of groups) {
+      for (const text of group) {
+        lineNumber += 1;
+        if (text.trim() === '') continue;
+        const parsed = parseFeedLine(text, lineNumber);
+        if (!parsed.ok) {
+          if (errors.length === MAX_REPORTED_ERRORS) {
+            truncated = true;
+            break reading;
+          }
+          errors.push({ line: parsed.line, reason: parsed.reason });
+          continue;
+        }
+        if (errors.length > 0) continue; // only validating from here on
+        pending.push(toValidatedEvent(parsed.event, parsed.contract));
+        pendingLines.push(lineNumber);
+        if (pending.length >= chunkSize) flush();
+      }
+      options.onProgress?.(lineNumber);
+    }
+    if (errors.length > 0) throw new IngestError(errors, 'line', truncated);
+    flush();
+    return batch.commit();
+  } catch (error) {
+    batch.rollback();
+    throw error;
+  }
+}

@@ -1,0 +1,248 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import type { FeedEvent } from '../feed/events.js';
+import { formatFeedEvent } from '../feed/ndjson.js';
+import { MEMORY, openSqliteStore } from '../store/sqlite/open-sqlite-store.js';
+import type { MarketStore } from '../store/store.js';
+import { IngestError } from './ingest-error.js';
+import { ingestEvents } from './ingest-events.js';
+import { ingestFile } from './ingest-file.js';
+
+const directory = mkdtempSync(join(tmpdir(), 'gridquote-ingest-'));
+let files = 0;
+
+afterAll(() => {
+  rmSync(directory, { recursive: true, force: true });
+});
+
+function writeFeed(text: string): string {
+  const path = join(directory, `feed-${++files}.ndjson`);
+  writeFileSync(path, text);
+  return path;
+}
+
+const D1 = '20250219';
+const D2 = '20250220';
+
+function feed(date: string): FeedEvent[] {
+  const at = (seq: number, time: string) => ({ date, seq, time });
+  return [
+    {
+      type: 'book',
+      ...at(1, '100000'),
+      code: 'BNH2026',
+      bid: '124.00',
+      bid_size: 1,
+      ask: '124.50',
+      ask_size: 2,
+    },
+    {
+      type: 'trade',
+      ...at(2, '101500'),
+      code: 'BNH2026',
+      price: '124.25',
+      volume: 3,
+      trade_type: 'N',
+      block: false,
+    },
+    {
+      type: 'trade',
+      ...at(3, '103000'),
+      code: 'GZJ2025',
+      price: '14.50',
+      volume: 5,
+      trade_type: 'B',
+      block: true,
+    },
+    {
+      type: 'message',
+      ...at(4, '110000'),
+      market: 'au_electricity',
+      board: 'message_board',
+      text: 'RFQ: HNZ6',
+    },
+    { type: 'settle', ...at(5, '160000'), code: 'BNH2026', settle: '124.30', published_at: 1739941200 },
+    { type: 'open_interest', ...at(6, '160500'), code: 'BNH2026', open_interest: 1044 },
+  ];
+}
+
+const lines = (events: FeedEvent[]) => `${events.map(formatFeedEvent).join('\n')}\n`;
+
+const exported = (store: MarketStore) => [...store.events.lines()].join('\n');
+
+/** The error an ingest threw; fails the test when it did not throw one. */
+async function refusal(run: () => Promise<unknown> | unknown): Promise<IngestError> {
+  try {
+    await run();
+  } catch (error) {
+    if (error instanceof IngestError) return error;
+    throw error;
+  }
+  throw new Error('expected the ingest to be refused');
+}
+
+describe('ingest', () => {
+  let store: MarketStore;
+
+  beforeEach(() => {
+    store?.close();
+    store = openSqliteStore(MEMORY);
+  });
+
+  it('stores a feed file as canonical lines in date then seq order', async () => {
+    const events = [...feed(D2), ...feed(D1)];
+    const path = writeFeed(lines(events));
+    expect(await ingestFile(store.writer, path)).toEqual({ added: 12, skipped: 0 });
+    expect(exported(store)).toBe([...feed(D1), ...feed(D2)].map(formatFeedEvent).join('\n'));
+    expect(store.reader.dates()).toEqual([D1, D2]);
+  });
+
+  it('adds nothing when the same feed is ingested again', async () => {
+    const path = writeFeed(lines(feed(D1)));
+    await ingestFile(store.writer, path);
+    const before = exported(store);
+    const version = store.reader.version();
+    expect(await ingestFile(store.writer, path)).toEqual({ added: 0, skipped: 6 });
+    expect(ingestEvents(store.writer, feed(D1))).toEqual({ added: 0, skipped: 6 });
+    expect(store.reader.version()).toBe(version);
+    expect(exported(store)).toBe(before);
+  });
+
+  it('recognises a replay written differently (F suffix, type before strike, short decimals)', async () => {
+    await ingestFile(store.writer, writeFeed(lines(feed(D1))));
+    const variant = feed(D1).map((event) =>
+      event.type === 'trade' && event.code === 'BNH2026'
+        ? { ...event, code: 'BNH2026F', price: '124.25' }
+        : event,
+    );
+    const text = lines(variant).replace('"bid":"124.00"', '"bid":"124"');
+    expect(await ingestFile(store.writer, writeFeed(text))).toEqual({ added: 0, skipped: 6 });
+  });
+
+  const MALFORMED: [string, string, string][] = [
+    ['unknown code', '"code":"XXH2026"', 'unknown contract code XXH2026'],
+    [
+      'impossible date',
+      '"date":"20251131"',
+      'date must be a calendar date yyyyMMdd (2000-2099), got "20251131"',
+    ],
+    ['weekend date', '"date":"20250222"', 'date 20250222 is not a trading day (weekend or exchange holiday)'],
+    ['bad time', '"time":"246000"', 'time must be HHmmss (000000-235959), got "246000"'],
+    ['negative volume', '"volume":-3', 'volume must be a positive integer, got -3'],
+    ['non-integer volume', '"volume":2.5', 'volume must be a positive integer, got 2.5'],
+    [
+      'price with 3 decimals',
+      '"price":"124.255"',
+      'price must be a decimal string with at most 2 decimals, got "124.255"',
+    ],
+    ['unknown field', '"venue":"screen"', 'unknown field "venue" in a trade event'],
+    ['missing field', '', 'missing field "volume"'],
+  ];
+
+  it.each(MALFORMED)(
+    'refuses a feed with a line holding a %s, storing nothing',
+    async (_name, patch, reason) => {
+      await ingestFile(store.writer, writeFeed(lines(feed(D1))));
+      const before = exported(store);
+      const version = store.reader.version();
+      const bad = { ...feed(D2)[1] } as Record<string, unknown>;
+      if (patch === '') delete bad.volume;
+      let text = JSON.stringify(bad);
+      if (patch !== '') {
+        const [key] = patch.split(':');
+        text = text.includes(`${key}:`)
+          ? text.replace(new RegExp(`${key}:("[^"]*"|[^,}]*)`), patch)
+          : text.replace(/}$/, `,${patch}}`);
+      }
+      const events = lines(feed(D2)).split('\n');
+      events.splice(4, 0, text);
+      const error = await refusal(() => ingestFile(store.writer, writeFeed(events.join('\n'))));
+      expect(error.errors).toEqual([{ line: 5, reason }]);
+      expect(error.message).toBe(`line 5: ${reason}`);
+      expect(exported(store)).toBe(before);
+      expect(store.reader.version()).toBe(version);
+    },
+  );
+
+  it('refuses a truncated last line', async () => {
+    const text = lines(feed(D1));
+    const error = await refusal(() => ingestFile(store.writer, writeFeed(text.slice(0, text.length - 30))));
+    expect(error.message).toBe('line 6: invalid JSON (malformed or truncated line)');
+    expect(exported(store)).toBe('');
+  });
+
+  it('reports every invalid line up to twenty, in one line', async () => {
+    const good = lines(feed(D1)).split('\n');
+    const text = [
+      good[0],
+      '{"type":"trade"',
+      good[1],
+      'not json',
+      ...Array.from({ length: 30 }, () => '{}'),
+    ].join('\n');
+    const error = await refusal(() => ingestFile(store.writer, writeFeed(text)));
+    expect(error.errors).toHaveLength(20);
+    expect(error.errors.slice(0, 3)).toEqual([
+      { line: 2, reason: 'invalid JSON (malformed or truncated line)' },
+      { line: 4, reason: 'invalid JSON (malformed or truncated line)' },
+      { line: 5, reason: 'missing field "type"' },
+    ]);
+    expect(error.message).toMatch(/^20 or more invalid lines, nothing stored: line 2: invalid JSON/);
+    expect(error.message).not.toMatch(/\n/);
+    expect(exported(store)).toBe('');
+  });
+
+  it('refuses a conflicting duplicate, even many chunks into one batch', async () => {
+    await ingestFile(store.writer, writeFeed(lines(feed(D1))));
+    const before = exported(store);
+    const changed = feed(D1).map((event) => (event.seq === 3 ? { ...event, volume: 6 } : event));
+    const text = lines([...feed(D2), ...changed]);
+    const error = await refusal(() => ingestFile(store.writer, writeFeed(text), { chunkSize: 2 }));
+    expect(error.message).toBe(`line 9: conflicts with stored event ${D1}/3`);
+    expect(exported(store)).toBe(before);
+    expect(store.reader.dates()).toEqual([D1]);
+  });
+
+  it('reads standard input, CRLF line ends, blank lines and a byte order mark', async () => {
+    const text = `\uFEFF${lines(feed(D1)).replaceAll('\n', '\r\n')}\r\n\r\n`;
+    const stdin = Readable.from([Buffer.from(text.slice(0, 50)), Buffer.from(text.slice(50))]);
+    expect(await ingestFile(store.writer, '-', { stdin })).toEqual({ added: 6, skipped: 0 });
+    expect(exported(store)).toBe(feed(D1).map(formatFeedEvent).join('\n'));
+  });
+
+  it('keeps multi-byte characters split across chunks', async () => {
+    const message: FeedEvent = {
+      type: 'message',
+      date: D1,
+      seq: 1,
+      time: '100000',
+      market: 'nz_electricity',
+      board: 'message_board',
+      text: 'Ōtāhuhu RFQ — ✓',
+    };
+    const bytes = Buffer.from(`${formatFeedEvent(message)}\n`);
+    const chunks = Array.from({ length: bytes.length }, (_, index) => bytes.subarray(index, index + 1));
+    await ingestFile(store.writer, '-', { stdin: Readable.from(chunks) });
+    expect(
+      store.reader.messages({ date: D1, market: 'nz_electricity', board: 'message_board' })[0]?.text,
+    ).toBe('Ōtāhuhu RFQ — ✓');
+  });
+
+  it('fails clearly on a missing file', async () => {
+    await expect(ingestFile(store.writer, join(directory, 'nope.ndjson'))).rejects.toThrow(/ENOENT/);
+  });
+
+  it('validates in-process events through the same rules', async () => {
+    const events = feed(D1);
+    const broken = [...events.slice(0, 2), { ...events[2], volume: -3 } as FeedEvent, ...events.slice(3)];
+    const error = await refusal(() => ingestEvents(store.writer, broken));
+    expect(error.message).toBe('event 3: volume must be a positive integer, got -3');
+    expect(exported(store)).toBe('');
+    expect(ingestEvents(store.writer, events)).toEqual({ added: 6, skipped: 0 });
+    const conflict = await refusal(() => ingestEvents(store.writer, [{ ...events[0], seq: 2 } as FeedEvent]));
+    expect(conflict.message).toBe(`event 1: conflicts with stored event ${D1}/2`);
+  });
+});

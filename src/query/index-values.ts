@@ -1,0 +1,24 @@
+import type { IndexName } from '../feed/events.js';
+import type { IndexRow } from '../store/store.js';
+import type { QueryContext } from './context.js';
+import { latestDateOf, requireDate } from './resolve.js';
+
+export interface IndexParams {
+  readonly index: IndexName;
+  readonly date?: string;
+}
+
+export interface IndexResult {
+  readonly index: IndexName;
+  readonly date: string;
+  readonly rows: IndexRow[];
+}
+
+/** epi and npi (spec 4.2, 4.3): one row per curve year; default the latest date. */
+export function queryIndex(context: QueryContext, params: IndexParams): IndexResult {
+  const { reader } = context;
+  const scope = { index: params.index };
+  const requested = context.access === 'historical' ? params.date : undefined;
+  const date = requested === undefined ? latestDateOf(reader, scope) : requireDate(reader, scope, requested);
+  return { index: params.index, date, rows: reader.indexValues({ index: params.index, date }) };
+}

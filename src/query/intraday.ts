@@ -1,0 +1,23 @@
+import type { IntradayRow } from '../store/store.js';
+import type { ContractParam, QueryContext } from './context.js';
+import { contractSelection, currentDay, requireListed } from './resolve.js';
+
+export interface IntradayParams {
+  readonly code: ContractParam;
+}
+
+export interface IntradayResult {
+  readonly key: 'futures' | 'options';
+  readonly value: string;
+  /** By code ascending. */
+  readonly rows: IntradayRow[];
+}
+
+/** Per-contract snapshot of the current day (spec 4.8, market-notes "intraday data"). */
+export function queryIntraday(context: QueryContext, params: IntradayParams): IntradayResult {
+  const { reader } = context;
+  const selection = contractSelection(params.code);
+  const rows = reader.intraday({ date: currentDay(reader), selection });
+  if (rows.length === 0) requireListed(reader, params.code);
+  return { key: params.code.name, value: params.code.text, rows };
+}

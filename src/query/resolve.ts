@@ -1,0 +1,103 @@
+import type { Selection } from '../domain/codes.js';
+import { daysBetween } from '../domain/dates.js';
+import type { MarketCode } from '../domain/markets.js';
+import type { DateScope, MarketReader, MarketScope } from '../store/store.js';
+import type { ContractParam, TradeScopeParam } from './context.js';
+import { QueryError } from './errors.js';
+
+/**
+ * The reader-dependent checks every operation shares: does a code name listed contracts, does a
+ * date hold data, which day is "current".
+ */
+
+/** The selection of a well-formed code; a code naming no product of the catalogue is a 404. */
+export function contractSelection(param: ContractParam): Selection {
+  const { parsed } = param;
+  if (!parsed.ok) {
+    throw new QueryError('unknown-contract', parsed.message, [
+      { parameter: param.name, message: parsed.message },
+    ]);
+  }
+  return parsed.selection;
+}
+
+/**
+ * Called when an answer came back empty: a market always answers (possibly with nothing), but
+ * a code must name a listed contract, else 404. Checking only on empty answers keeps the
+ * common path to one store read.
+ */
+export function requireListed(reader: MarketReader, param: TradeScopeParam): void {
+  if (param.name === 'market' || !param.parsed.ok || param.parsed.form === 'market') return;
+  if (reader.contracts(param.parsed.selection).length > 0) return;
+  const message = `${param.text} names no listed contract`;
+  throw new QueryError('unknown-contract', message, [{ parameter: param.name, message }]);
+}
+
+/** The selection of a tradelog / trades scope: a market means its futures and its options. */
+export function tradeSelection(param: TradeScopeParam): {
+  market: MarketCode;
+  selection: Selection | MarketScope;
+} {
+  if (param.name === 'market') return { market: param.text, selection: { market: param.text } };
+  const selection = contractSelection(param);
+  return { market: selection.market, selection };
+}
+
+function describe(scope: DateScope): string {
+  return 'market' in scope ? scope.market : `the ${scope.index} index`;
+}
+
+/** The date itself when it holds data for the scope; otherwise a 404 naming the nearest date. */
+export function requireDate(
+  reader: MarketReader,
+  scope: DateScope,
+  date: string,
+  parameter = 'date',
+): string {
+  const dates = reader.dates(scope);
+  const index = lowerBound(dates, date);
+  if (dates[index] === date) return date;
+  const nearest = nearestOf(dates[index - 1], dates[index], date);
+  if (nearest === undefined) {
+    throw new QueryError('no-data', `${describe(scope)} has no data yet`, [
+      { parameter, message: 'no data is available' },
+    ]);
+  }
+  const message = `${describe(scope)} has no data for ${date}; the nearest available date is ${nearest}`;
+  throw new QueryError('no-data', message, [{ parameter, message }], { nearestDate: nearest });
+}
+
+/** The latest date holding data for the scope (a 404 when the store holds none). */
+export function latestDateOf(reader: MarketReader, scope: DateScope): string {
+  const latest = reader.latestDate(scope);
+  if (latest === undefined) throw new QueryError('no-data', `${describe(scope)} has no data yet`);
+  return latest;
+}
+
+/**
+ * The exchange's current trading day (market-notes "current day"): the latest date of any
+ * market, used by the intraday operations.
+ */
+export function currentDay(reader: MarketReader): string {
+  const latest = reader.latestDate();
+  if (latest === undefined) throw new QueryError('no-data', 'the exchange has no data yet');
+  return latest;
+}
+
+function lowerBound(sorted: readonly string[], value: string): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if ((sorted[middle] as string) < value) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+/** The closer of the dates around `date`; the earlier one on a tie. */
+function nearestOf(before: string | undefined, after: string | undefined, date: string): string | undefined {
+  if (before === undefined) return after;
+  if (after === undefined) return before;
+  return daysBetween(before, date) <= daysBetween(date, after) ? before : after;
+}

@@ -1,0 +1,211 @@
+import type Database from 'better-sqlite3';
+
+/**
+ * Schema migrations, applied in order; PRAGMA user_version holds how many have run. Append new
+ * migrations at the end and never edit one that has shipped: a database file outlives the code.
+ *
+ * Units (store.ts): money in cents, face value in millis, MWh in tenths, volatility in
+ * hundredths of a percent, quarterly equivalents in thirds. Dates are integers yyyyMMdd, times
+ * integers HHmmss, markets and instruments small integers (ids.ts).
+ */
+export const MIGRATIONS: readonly string[] = [
+  `
+  -- The store version: the id of the last stored event (0 when empty).
+  CREATE TABLE meta (
+    key TEXT PRIMARY KEY,
+    value INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  INSERT INTO meta (key, value) VALUES ('version', 0);
+
+  -- The event log: the source of truth, clustered by its identity (date, seq), which is also
+  -- the export order. id is the global arrival sequence; line is the canonical NDJSON text.
+  CREATE TABLE events (
+    date INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    id INTEGER NOT NULL,
+    type TEXT NOT NULL,
+    line TEXT NOT NULL,
+    PRIMARY KEY (date, seq)
+  ) WITHOUT ROWID;
+
+  -- Every contract seen in the data, with what the views need from the domain.
+  CREATE TABLE contracts (
+    code TEXT PRIMARY KEY,
+    market INTEGER NOT NULL,
+    instrument INTEGER NOT NULL,
+    root TEXT NOT NULL,
+    month INTEGER NOT NULL,
+    year INTEGER NOT NULL,
+    strike_cents INTEGER,
+    option_type TEXT,
+    hours INTEGER,
+    mw_tenths INTEGER NOT NULL,
+    datamine_class TEXT,
+    region TEXT NOT NULL,
+    qe_thirds INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  CREATE INDEX contracts_by_selection ON contracts (market, instrument, code);
+
+  -- Ticker: book, trade and settle messages (kind 1, 2, 3), clustered in the order a market's
+  -- ticker reads them; a code prefix reads the second index.
+  CREATE TABLE ticks (
+    date INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    time INTEGER NOT NULL,
+    market INTEGER NOT NULL,
+    instrument INTEGER NOT NULL,
+    code TEXT NOT NULL,
+    option_type TEXT,
+    kind INTEGER NOT NULL,
+    bid_cents INTEGER,
+    bid_size INTEGER,
+    ask_cents INTEGER,
+    ask_size INTEGER,
+    price_cents INTEGER,
+    volume INTEGER,
+    settle_cents INTEGER,
+    published_at INTEGER,
+    implied_volatility INTEGER,
+    PRIMARY KEY (date, market, instrument, time, seq)
+  ) WITHOUT ROWID;
+  CREATE INDEX ticks_by_code ON ticks (date, market, instrument, code);
+
+  -- Trades with what the trade log and datamine add: hours, face value, MWh; clustered in time
+  -- order per market (the trade log's order).
+  CREATE TABLE trades (
+    date INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    time INTEGER NOT NULL,
+    market INTEGER NOT NULL,
+    instrument INTEGER NOT NULL,
+    code TEXT NOT NULL,
+    option_type TEXT,
+    trade_type TEXT NOT NULL,
+    block INTEGER NOT NULL,
+    volume INTEGER NOT NULL,
+    price_cents INTEGER NOT NULL,
+    hours INTEGER,
+    face_value_millis INTEGER,
+    mwh_tenths INTEGER,
+    grp TEXT,
+    PRIMARY KEY (date, market, time, seq)
+  ) WITHOUT ROWID;
+  CREATE INDEX trades_by_code ON trades (date, market, instrument, code);
+
+  -- One row per (date, contract) with any book, trade, settle or open interest event. The
+  -- *_seq columns make the view independent of arrival order: the latest book, last price,
+  -- settle and open interest are those of the highest seq, the first price of the lowest.
+  CREATE TABLE daily (
+    date INTEGER NOT NULL,
+    market INTEGER NOT NULL,
+    instrument INTEGER NOT NULL,
+    code TEXT NOT NULL,
+    option_type TEXT,
+    book_seq INTEGER,
+    bid_cents INTEGER,
+    bid_size INTEGER,
+    ask_cents INTEGER,
+    ask_size INTEGER,
+    first_seq INTEGER,
+    first_cents INTEGER,
+    high_cents INTEGER,
+    low_cents INTEGER,
+    last_seq INTEGER,
+    last_cents INTEGER,
+    volume INTEGER NOT NULL,
+    trades INTEGER NOT NULL,
+    settle_seq INTEGER,
+    settle_cents INTEGER,
+    implied_volatility INTEGER,
+    oi_seq INTEGER,
+    open_interest INTEGER,
+    PRIMARY KEY (date, market, instrument, code)
+  ) WITHOUT ROWID;
+
+  CREATE TABLE messages (
+    date INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    time INTEGER NOT NULL,
+    market INTEGER NOT NULL,
+    board TEXT NOT NULL,
+    text TEXT NOT NULL,
+    PRIMARY KEY (date, market, board, time, seq)
+  ) WITHOUT ROWID;
+
+  -- legs: JSON [[price_cents, ratio_hundredths], ...], 1 to 6 legs.
+  CREATE TABLE custom_markets (
+    date INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    time INTEGER NOT NULL,
+    market INTEGER NOT NULL,
+    contract TEXT NOT NULL,
+    net_cents INTEGER NOT NULL,
+    size INTEGER NOT NULL,
+    legs TEXT NOT NULL,
+    PRIMARY KEY (date, market, time, seq)
+  ) WITHOUT ROWID;
+
+  CREATE TABLE index_values (
+    name TEXT NOT NULL,
+    date INTEGER NOT NULL,
+    year INTEGER NOT NULL,
+    value_cents INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    PRIMARY KEY (name, date, year)
+  ) WITHOUT ROWID;
+
+  -- Dates holding data per scope (a market code, or epi / npi for the index series).
+  CREATE TABLE days (
+    scope TEXT NOT NULL,
+    date INTEGER NOT NULL,
+    last_time INTEGER NOT NULL,
+    events INTEGER NOT NULL,
+    PRIMARY KEY (scope, date)
+  ) WITHOUT ROWID;
+
+  -- Trade sums per (date, market, region, datamine class, block, efp).
+  CREATE TABLE datamine_daily (
+    market INTEGER NOT NULL,
+    date INTEGER NOT NULL,
+    region TEXT NOT NULL,
+    class TEXT NOT NULL,
+    block INTEGER NOT NULL,
+    efp INTEGER NOT NULL,
+    volume INTEGER NOT NULL,
+    qe_thirds INTEGER NOT NULL,
+    mwh_tenths INTEGER NOT NULL,
+    face_value_millis INTEGER NOT NULL,
+    count INTEGER NOT NULL,
+    PRIMARY KEY (market, date, region, class, block, efp)
+  ) WITHOUT ROWID;
+
+  CREATE TABLE api_keys (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    level TEXT NOT NULL,
+    secret_hash TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    expires_on TEXT,
+    revoked_at TEXT,
+    per_second INTEGER,
+    per_minute INTEGER
+  );
+  `,
+];
+
+/** Brings the schema up to date, each migration in its own transaction. */
+export function migrate(db: Database.Database): void {
+  const current = Number(db.pragma('user_version', { simple: true }));
+  if (current > MIGRATIONS.length) {
+    throw new Error(
+      `database schema version ${current} is newer than this program knows (${MIGRATIONS.length})`,
+    );
+  }
+  for (let index = current; index < MIGRATIONS.length; index += 1) {
+    const sql = MIGRATIONS[index] ?? '';
+    db.transaction(() => {
+      db.exec(sql);
+      db.pragma(`user_version = ${index + 1}`);
+    }).immediate();
+  }
+}

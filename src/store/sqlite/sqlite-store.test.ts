@@ -1,0 +1,82 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
+import { dayOne, dayTwo, describeMarketStore } from '../store-contract.js';
+import { MIGRATIONS } from './migrations.js';
+import { MEMORY, openSqliteStore } from './open-sqlite-store.js';
+
+const directory = mkdtempSync(join(tmpdir(), 'gridquote-store-'));
+let files = 0;
+const freshFile = () => join(directory, `store-${++files}.db`);
+
+afterAll(() => {
+  rmSync(directory, { recursive: true, force: true });
+});
+
+describeMarketStore('sqlite in memory', () => openSqliteStore(MEMORY));
+describeMarketStore('sqlite file', () => openSqliteStore(freshFile()));
+
+describe('sqlite store file', () => {
+  it('is created in WAL mode with every migration applied, and keeps its data', () => {
+    const path = freshFile();
+    const store = openSqliteStore(path);
+    store.writer.append(dayOne());
+    store.close();
+    const db = new Database(path, { readonly: true });
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
+    db.close();
+    const reopened = openSqliteStore(path);
+    expect(reopened.reader.version()).toBe(dayOne().length);
+    expect([...reopened.events.lines()]).toEqual(dayOne().map((event) => event.line));
+    reopened.close();
+  });
+
+  it('refuses a database from a newer program', () => {
+    const path = freshFile();
+    const db = new Database(path);
+    db.pragma(`user_version = ${MIGRATIONS.length + 1}`);
+    db.close();
+    expect(() => openSqliteStore(path)).toThrow(/newer than this program/);
+  });
+
+  it('shows readers only committed batches', () => {
+    const store = openSqliteStore(freshFile());
+    const batch = store.writer.begin();
+    batch.append(dayOne());
+    expect(store.reader.version()).toBe(0);
+    expect(store.reader.dates()).toEqual([]);
+    batch.commit();
+    expect(store.reader.version()).toBe(dayOne().length);
+    store.close();
+  });
+
+  it('answers the queries from their indexes', () => {
+    const store = openSqliteStore(freshFile());
+    store.writer.append(dayOne());
+    store.writer.append(dayTwo());
+    store.close();
+    const db = new Database(join(directory, `store-${files}.db`), { readonly: true });
+    const plan = (sql: string) =>
+      (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[])
+        .map((row) => row.detail)
+        .join(' | ');
+    expect(
+      plan(
+        "SELECT * FROM daily WHERE date = 1 AND market = 1 AND instrument = 0 AND code >= 'BN' AND code < 'BO'",
+      ),
+    ).toMatch(/SEARCH daily USING PRIMARY KEY/);
+    const ticker = plan(
+      'SELECT * FROM ticks WHERE date = 1 AND market = 1 AND instrument = 0 AND time BETWEEN 0 AND 235959 ' +
+        'ORDER BY time DESC, seq DESC',
+    );
+    expect(ticker).toMatch(/SEARCH ticks USING PRIMARY KEY/);
+    expect(ticker).not.toMatch(/TEMP B-TREE/);
+    const log = plan('SELECT * FROM trades WHERE date = 1 AND market = 1 AND time >= 0 ORDER BY time, seq');
+    expect(log).toMatch(/SEARCH trades USING PRIMARY KEY/);
+    expect(log).not.toMatch(/TEMP B-TREE/);
+    db.close();
+  });
+});

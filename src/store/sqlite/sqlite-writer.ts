@@ -1,0 +1,347 @@
+import type Database from 'better-sqlite3';
+import type { Contract } from '../../domain/contract.js';
+import { multiplyExact } from '../../domain/decimal.js';
+import { EventConflictError } from '../event-conflict-error.js';
+import type { AppendNotice, AppendResult, MarketWriter, ValidatedEvent, WriteBatch } from '../store.js';
+import { type ContractInfo, contractInfo } from './contract-info.js';
+import { dateToInt, INSTRUMENT_IDS, MARKET_IDS, TICK_KIND_IDS, timeToInt } from './ids.js';
+import { type ContractKey, prepareViewStatements, ViewBatch } from './view-batch.js';
+
+/**
+ * Appends events and maintains every view in the same transaction. Per event: one insert into
+ * the log (its UNIQUE (date, seq) doubles as the idempotency check) and one into the event's
+ * own table; the summary views are summed in a ViewBatch and upserted once per touched row.
+ */
+export function createSqliteWriter(
+  db: Database.Database,
+  notify: (notice: AppendNotice) => void,
+): MarketWriter {
+  const statements = {
+    insertEvent: db.prepare(
+      'INSERT INTO events (date, seq, id, type, line) VALUES (?, ?, ?, ?, ?) ON CONFLICT (date, seq) DO NOTHING',
+    ),
+    storedLine: db.prepare('SELECT line FROM events WHERE date = ? AND seq = ?').pluck(),
+    version: db.prepare("SELECT value FROM meta WHERE key = 'version'").pluck(),
+    setVersion: db.prepare("UPDATE meta SET value = ? WHERE key = 'version'"),
+    insertContract: db.prepare(
+      `INSERT OR IGNORE INTO contracts (code, market, instrument, root, month, year, strike_cents, option_type,
+        hours, mw_tenths, datamine_class, region, qe_thirds) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    insertTick: db.prepare(
+      `INSERT INTO ticks (date, seq, time, market, instrument, code, option_type, kind, bid_cents, bid_size,
+        ask_cents, ask_size, price_cents, volume, settle_cents, published_at, implied_volatility)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    insertTrade: db.prepare(
+      `INSERT INTO trades (date, seq, time, market, instrument, code, option_type, trade_type, block, volume,
+        price_cents, hours, face_value_millis, mwh_tenths, grp) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    insertMessage: db.prepare(
+      'INSERT INTO messages (date, seq, time, market, board, text) VALUES (?, ?, ?, ?, ?, ?)',
+    ),
+    insertCustomMarket: db.prepare(
+      `INSERT INTO custom_markets (date, seq, time, market, contract, net_cents, size, legs)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    upsertIndex: db.prepare(
+      `INSERT INTO index_values (name, date, year, value_cents, seq) VALUES (?, ?, ?, ?, ?)
+        ON CONFLICT (name, date, year) DO UPDATE SET
+          value_cents = CASE WHEN excluded.seq > seq THEN excluded.value_cents ELSE value_cents END,
+          seq = max(seq, excluded.seq)`,
+    ),
+  };
+  const viewStatements = prepareViewStatements(db);
+  const views = new ViewBatch();
+  /** Codes known to be in the contracts table; a cache, dropped whenever a transaction fails. */
+  let knownCodes = new Set<string>();
+
+  /** Per code: what the store derives from the domain, and the key of its daily rows. */
+  const contracts = new Map<string, { info: ContractInfo; key: ContractKey }>();
+
+  /** The contract's stored attributes, inserting its row the first time it is seen. */
+  function register(contract: Contract): { info: ContractInfo; key: ContractKey } {
+    let entry = contracts.get(contract.code);
+    if (!entry) {
+      const info = contractInfo(contract);
+      const key: ContractKey = {
+        market: MARKET_IDS[info.market],
+        instrument: INSTRUMENT_IDS[info.instrument],
+        code: info.code,
+        optionType: info.optionType,
+      };
+      entry = { info, key };
+      contracts.set(contract.code, entry);
+    }
+    if (!knownCodes.has(contract.code)) {
+      const { info, key } = entry;
+      statements.insertContract.run(
+        info.code,
+        key.market,
+        key.instrument,
+        info.root,
+        info.month,
+        info.year,
+        info.strikeCents,
+        info.optionType,
+        info.hours,
+        info.mwTenths,
+        info.datamineClass,
+        info.region,
+        info.qeThirds,
+      );
+      knownCodes.add(contract.code);
+    }
+    return entry;
+  }
+
+  function apply(event: ValidatedEvent): void {
+    const date = dateToInt(event.date);
+    const time = timeToInt(event.time);
+    switch (event.type) {
+      case 'book': {
+        const { info, key } = register(event.contract);
+        views.touchDay(info.market, date, time);
+        statements.insertTick.run(
+          date,
+          event.seq,
+          time,
+          key.market,
+          key.instrument,
+          key.code,
+          key.optionType,
+          TICK_KIND_IDS.book,
+          event.bidCents,
+          event.bidSize,
+          event.askCents,
+          event.askSize,
+          null,
+          null,
+          null,
+          null,
+          null,
+        );
+        views.book(date, key, event.seq, event.bidCents, event.bidSize, event.askCents, event.askSize);
+        return;
+      }
+      case 'trade': {
+        const { info, key } = register(event.contract);
+        views.touchDay(info.market, date, time);
+        const hours = info.hours;
+        const faceValueMillis =
+          hours === null ? null : multiplyExact(event.volume, event.priceCents, hours, info.mwTenths);
+        const mwhTenths = hours === null ? null : multiplyExact(event.volume, hours, info.mwTenths);
+        statements.insertTick.run(
+          date,
+          event.seq,
+          time,
+          key.market,
+          key.instrument,
+          key.code,
+          key.optionType,
+          TICK_KIND_IDS.trade,
+          null,
+          null,
+          null,
+          null,
+          event.priceCents,
+          event.volume,
+          null,
+          null,
+          null,
+        );
+        statements.insertTrade.run(
+          date,
+          event.seq,
+          time,
+          key.market,
+          key.instrument,
+          key.code,
+          key.optionType,
+          event.tradeType,
+          event.block ? 1 : 0,
+          event.volume,
+          event.priceCents,
+          hours,
+          faceValueMillis,
+          mwhTenths,
+          event.group,
+        );
+        // first/high/low/last come from on-screen trades of the contract itself (market-notes)
+        const onScreen = event.tradeType === 'N' && !event.block;
+        views.trade(date, key, event.seq, event.priceCents, event.volume, onScreen);
+        if (info.datamineClass !== null) {
+          views.datamineTrade(
+            {
+              market: key.market,
+              date,
+              region: info.region,
+              productClass: info.datamineClass,
+              block: event.block ? 1 : 0,
+              efp: event.tradeType === 'E' ? 1 : 0,
+            },
+            {
+              volume: event.volume,
+              qeThirds: multiplyExact(event.volume, info.qeThirds),
+              mwhTenths: mwhTenths ?? 0,
+              faceValueMillis: faceValueMillis ?? 0,
+            },
+          );
+        }
+        return;
+      }
+      case 'settle': {
+        const { info, key } = register(event.contract);
+        views.touchDay(info.market, date, time);
+        statements.insertTick.run(
+          date,
+          event.seq,
+          time,
+          key.market,
+          key.instrument,
+          key.code,
+          key.optionType,
+          TICK_KIND_IDS.settle,
+          null,
+          null,
+          null,
+          null,
+          null,
+          null,
+          event.settleCents,
+          event.publishedAt,
+          event.impliedVolatility,
+        );
+        views.settle(date, key, event.seq, event.settleCents, event.impliedVolatility);
+        return;
+      }
+      case 'open_interest': {
+        const { info, key } = register(event.contract);
+        views.touchDay(info.market, date, time);
+        views.openInterest(date, key, event.seq, event.openInterest);
+        return;
+      }
+      case 'message':
+        views.touchDay(event.market, date, time);
+        statements.insertMessage.run(
+          date,
+          event.seq,
+          time,
+          MARKET_IDS[event.market],
+          event.board,
+          event.text,
+        );
+        return;
+      case 'custom_market':
+        views.touchDay(event.market, date, time);
+        statements.insertCustomMarket.run(
+          date,
+          event.seq,
+          time,
+          MARKET_IDS[event.market],
+          event.contract,
+          event.netCents,
+          event.size,
+          JSON.stringify(event.legs.map((leg) => [leg.priceCents, leg.ratioHundredths])),
+        );
+        return;
+      case 'index':
+        views.touchDay(event.index, date, time);
+        statements.upsertIndex.run(event.index, date, event.year, event.valueCents, event.seq);
+        return;
+    }
+  }
+
+  /** The body of every append; runs inside a transaction (or a savepoint of an open batch). */
+  function applyAll(events: readonly ValidatedEvent[], dates: Set<string>): AppendResult {
+    views.clear();
+    const start = Number(statements.version.get());
+    let added = 0;
+    let skipped = 0;
+    for (let index = 0; index < events.length; index += 1) {
+      const event = events[index] as ValidatedEvent;
+      const date = dateToInt(event.date);
+      const info = statements.insertEvent.run(date, event.seq, start + added + 1, event.type, event.line);
+      if (info.changes === 0) {
+        if (statements.storedLine.get(date, event.seq) === event.line) {
+          skipped += 1;
+          continue;
+        }
+        throw new EventConflictError(index, event.date, event.seq);
+      }
+      apply(event);
+      dates.add(event.date);
+      added += 1;
+    }
+    views.flush(viewStatements);
+    if (added > 0) statements.setVersion.run(start + added);
+    return { added, skipped };
+  }
+
+  const transaction = db.transaction(applyAll);
+
+  function guarded(events: readonly ValidatedEvent[], dates: Set<string>): AppendResult {
+    try {
+      return transaction.immediate(events, dates);
+    } catch (error) {
+      views.clear();
+      knownCodes = new Set();
+      throw error;
+    }
+  }
+
+  function announce(added: number, dates: Set<string>): void {
+    if (added === 0) return;
+    notify({ version: Number(statements.version.get()), added, dates: [...dates].sort() });
+  }
+
+  let openBatch: WriteBatch | undefined;
+
+  return {
+    append(events) {
+      if (openBatch) throw new Error('a write batch is open: append through it');
+      const dates = new Set<string>();
+      const result = guarded(events, dates);
+      announce(result.added, dates);
+      return result;
+    },
+
+    begin() {
+      if (openBatch) throw new Error('a write batch is already open');
+      db.exec('BEGIN IMMEDIATE');
+      const dates = new Set<string>();
+      let added = 0;
+      let skipped = 0;
+      let open = true;
+      const close = () => {
+        open = false;
+        openBatch = undefined;
+      };
+      const batch: WriteBatch = {
+        append(events) {
+          if (!open) throw new Error('the write batch is closed');
+          // Inside BEGIN, better-sqlite3 runs the transaction as a savepoint: a failed append
+          // leaves the batch as it was before it.
+          const result = guarded(events, dates);
+          added += result.added;
+          skipped += result.skipped;
+          return result;
+        },
+        commit() {
+          if (!open) throw new Error('the write batch is closed');
+          close();
+          db.exec('COMMIT');
+          announce(added, dates);
+          return { added, skipped };
+        },
+        rollback() {
+          if (!open) return;
+          close();
+          knownCodes = new Set();
+          if (db.inTransaction) db.exec('ROLLBACK');
+        },
+      };
+      openBatch = batch;
+      return batch;
+    },
+  };
+}

@@ -1,0 +1,313 @@
+import type Database from 'better-sqlite3';
+
+/**
+ * The per-(date, contract), per-day and datamine views of one append, summed in memory and
+ * written with one upsert per touched row instead of one per event. Every merge here and in
+ * the upserts is associative and keyed by seq (not arrival), so flushing partial sums at any
+ * point gives the same rows as applying the events one by one in any order.
+ */
+
+interface DailyAcc {
+  date: number;
+  market: number;
+  instrument: number;
+  code: string;
+  optionType: string | null;
+  bookSeq: number | null;
+  bidCents: number | null;
+  bidSize: number | null;
+  askCents: number | null;
+  askSize: number | null;
+  firstSeq: number | null;
+  firstCents: number | null;
+  highCents: number | null;
+  lowCents: number | null;
+  lastSeq: number | null;
+  lastCents: number | null;
+  volume: number;
+  trades: number;
+  settleSeq: number | null;
+  settleCents: number | null;
+  impliedVolatility: number | null;
+  oiSeq: number | null;
+  openInterest: number | null;
+}
+
+interface DayAcc {
+  scope: string;
+  date: number;
+  lastTime: number;
+  events: number;
+}
+
+interface DatamineAcc {
+  market: number;
+  date: number;
+  region: string;
+  productClass: string;
+  block: number;
+  efp: number;
+  volume: number;
+  qeThirds: number;
+  mwhTenths: number;
+  faceValueMillis: number;
+  count: number;
+}
+
+/** Where a contract's daily row lives, apart from the date. */
+export interface ContractKey {
+  readonly market: number;
+  readonly instrument: number;
+  readonly code: string;
+  readonly optionType: string | null;
+}
+
+const UPSERT_DAILY = `
+  INSERT INTO daily (date, market, instrument, code, option_type, book_seq, bid_cents, bid_size, ask_cents,
+    ask_size, first_seq, first_cents, high_cents, low_cents, last_seq, last_cents, volume, trades, settle_seq,
+    settle_cents, implied_volatility, oi_seq, open_interest)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+  ON CONFLICT (date, market, instrument, code) DO UPDATE SET
+    bid_cents = CASE WHEN excluded.book_seq > coalesce(book_seq, 0) THEN excluded.bid_cents ELSE bid_cents END,
+    bid_size = CASE WHEN excluded.book_seq > coalesce(book_seq, 0) THEN excluded.bid_size ELSE bid_size END,
+    ask_cents = CASE WHEN excluded.book_seq > coalesce(book_seq, 0) THEN excluded.ask_cents ELSE ask_cents END,
+    ask_size = CASE WHEN excluded.book_seq > coalesce(book_seq, 0) THEN excluded.ask_size ELSE ask_size END,
+    book_seq = max(coalesce(book_seq, excluded.book_seq), coalesce(excluded.book_seq, book_seq)),
+    first_cents = CASE WHEN excluded.first_seq < coalesce(first_seq, 9007199254740991)
+      THEN excluded.first_cents ELSE first_cents END,
+    first_seq = min(coalesce(first_seq, excluded.first_seq), coalesce(excluded.first_seq, first_seq)),
+    high_cents = max(coalesce(high_cents, excluded.high_cents), coalesce(excluded.high_cents, high_cents)),
+    low_cents = min(coalesce(low_cents, excluded.low_cents), coalesce(excluded.low_cents, low_cents)),
+    last_cents = CASE WHEN excluded.last_seq > coalesce(last_seq, 0) THEN excluded.last_cents ELSE last_cents END,
+    last_seq = max(coalesce(last_seq, excluded.last_seq), coalesce(excluded.last_seq, last_seq)),
+    volume = volume + excluded.volume,
+    trades = trades + excluded.trades,
+    settle_cents = CASE WHEN excluded.settle_seq > coalesce(settle_seq, 0)
+      THEN excluded.settle_cents ELSE settle_cents END,
+    implied_volatility = CASE WHEN excluded.settle_seq > coalesce(settle_seq, 0)
+      THEN excluded.implied_volatility ELSE implied_volatility END,
+    settle_seq = max(coalesce(settle_seq, excluded.settle_seq), coalesce(excluded.settle_seq, settle_seq)),
+    open_interest = CASE WHEN excluded.oi_seq > coalesce(oi_seq, 0)
+      THEN excluded.open_interest ELSE open_interest END,
+    oi_seq = max(coalesce(oi_seq, excluded.oi_seq), coalesce(excluded.oi_seq, oi_seq))`;
+
+const UPSERT_DAY = `
+  INSERT INTO days (scope, date, last_time, events) VALUES (?, ?, ?, ?)
+  ON CONFLICT (scope, date) DO UPDATE SET
+    last_time = max(last_time, excluded.last_time), events = events + excluded.events`;
+
+const UPSERT_DATAMINE = `
+  INSERT INTO datamine_daily (market, date, region, class, block, efp, volume, qe_thirds, mwh_tenths,
+    face_value_millis, count)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+  ON CONFLICT (market, date, region, class, block, efp) DO UPDATE SET
+    volume = volume + excluded.volume, qe_thirds = qe_thirds + excluded.qe_thirds,
+    mwh_tenths = mwh_tenths + excluded.mwh_tenths,
+    face_value_millis = face_value_millis + excluded.face_value_millis, count = count + excluded.count`;
+
+export interface ViewStatements {
+  readonly daily: Database.Statement;
+  readonly day: Database.Statement;
+  readonly datamine: Database.Statement;
+}
+
+export function prepareViewStatements(db: Database.Database): ViewStatements {
+  return {
+    daily: db.prepare(UPSERT_DAILY),
+    day: db.prepare(UPSERT_DAY),
+    datamine: db.prepare(UPSERT_DATAMINE),
+  };
+}
+
+export class ViewBatch {
+  private readonly daily = new Map<string, DailyAcc>();
+  private readonly days = new Map<string, DayAcc>();
+  private readonly datamine = new Map<string, DatamineAcc>();
+
+  touchDay(scope: string, date: number, time: number): void {
+    const key = `${scope}|${date}`;
+    const day = this.days.get(key);
+    if (day) {
+      day.events += 1;
+      if (time > day.lastTime) day.lastTime = time;
+    } else {
+      this.days.set(key, { scope, date, lastTime: time, events: 1 });
+    }
+  }
+
+  book(
+    date: number,
+    key: ContractKey,
+    seq: number,
+    bid: number | null,
+    bidSize: number | null,
+    ask: number | null,
+    askSize: number | null,
+  ): void {
+    const row = this.row(date, key);
+    if (row.bookSeq === null || seq > row.bookSeq) {
+      row.bookSeq = seq;
+      row.bidCents = bid;
+      row.bidSize = bidSize;
+      row.askCents = ask;
+      row.askSize = askSize;
+    }
+  }
+
+  /** Every trade counts in volume; only on-screen trades of the contract itself set prices. */
+  trade(
+    date: number,
+    key: ContractKey,
+    seq: number,
+    priceCents: number,
+    volume: number,
+    setsPrices: boolean,
+  ): void {
+    const row = this.row(date, key);
+    row.volume += volume;
+    row.trades += 1;
+    if (!setsPrices) return;
+    if (row.firstSeq === null || seq < row.firstSeq) {
+      row.firstSeq = seq;
+      row.firstCents = priceCents;
+    }
+    if (row.lastSeq === null || seq > row.lastSeq) {
+      row.lastSeq = seq;
+      row.lastCents = priceCents;
+    }
+    if (row.highCents === null || priceCents > row.highCents) row.highCents = priceCents;
+    if (row.lowCents === null || priceCents < row.lowCents) row.lowCents = priceCents;
+  }
+
+  settle(
+    date: number,
+    key: ContractKey,
+    seq: number,
+    settleCents: number,
+    impliedVolatility: number | null,
+  ): void {
+    const row = this.row(date, key);
+    if (row.settleSeq === null || seq > row.settleSeq) {
+      row.settleSeq = seq;
+      row.settleCents = settleCents;
+      row.impliedVolatility = impliedVolatility;
+    }
+  }
+
+  openInterest(date: number, key: ContractKey, seq: number, openInterest: number): void {
+    const row = this.row(date, key);
+    if (row.oiSeq === null || seq > row.oiSeq) {
+      row.oiSeq = seq;
+      row.openInterest = openInterest;
+    }
+  }
+
+  datamineTrade(
+    group: Omit<DatamineAcc, 'volume' | 'qeThirds' | 'mwhTenths' | 'faceValueMillis' | 'count'>,
+    sums: {
+      volume: number;
+      qeThirds: number;
+      mwhTenths: number;
+      faceValueMillis: number;
+    },
+  ): void {
+    const key = `${group.market}|${group.date}|${group.region}|${group.productClass}|${group.block}|${group.efp}`;
+    let acc = this.datamine.get(key);
+    if (!acc) {
+      acc = { ...group, volume: 0, qeThirds: 0, mwhTenths: 0, faceValueMillis: 0, count: 0 };
+      this.datamine.set(key, acc);
+    }
+    acc.volume += sums.volume;
+    acc.qeThirds += sums.qeThirds;
+    acc.mwhTenths += sums.mwhTenths;
+    acc.faceValueMillis += sums.faceValueMillis;
+    acc.count += 1;
+  }
+
+  flush(statements: ViewStatements): void {
+    for (const r of this.daily.values()) {
+      statements.daily.run(
+        r.date,
+        r.market,
+        r.instrument,
+        r.code,
+        r.optionType,
+        r.bookSeq,
+        r.bidCents,
+        r.bidSize,
+        r.askCents,
+        r.askSize,
+        r.firstSeq,
+        r.firstCents,
+        r.highCents,
+        r.lowCents,
+        r.lastSeq,
+        r.lastCents,
+        r.volume,
+        r.trades,
+        r.settleSeq,
+        r.settleCents,
+        r.impliedVolatility,
+        r.oiSeq,
+        r.openInterest,
+      );
+    }
+    for (const d of this.days.values()) statements.day.run(d.scope, d.date, d.lastTime, d.events);
+    for (const a of this.datamine.values()) {
+      statements.datamine.run(
+        a.market,
+        a.date,
+        a.region,
+        a.productClass,
+        a.block,
+        a.efp,
+        a.volume,
+        a.qeThirds,
+        a.mwhTenths,
+        a.faceValueMillis,
+        a.count,
+      );
+    }
+    this.clear();
+  }
+
+  clear(): void {
+    this.daily.clear();
+    this.days.clear();
+    this.datamine.clear();
+  }
+
+  private row(date: number, key: ContractKey): DailyAcc {
+    const id = `${date}|${key.code}`;
+    let row = this.daily.get(id);
+    if (!row) {
+      row = {
+        date,
+        market: key.market,
+        instrument: key.instrument,
+        code: key.code,
+        optionType: key.optionType,
+        bookSeq: null,
+        bidCents: null,
+        bidSize: null,
+        askCents: null,
+        askSize: null,
+        firstSeq: null,
+        firstCents: null,
+        highCents: null,
+        lowCents: null,
+        lastSeq: null,
+        lastCents: null,
+        volume: 0,
+        trades: 0,
+        settleSeq: null,
+        settleCents: null,
+        impliedVolatility: null,
+        oiSeq: null,
+        openInterest: null,
+      };
+      this.daily.set(id, row);
+    }
+    return row;
+  }
+}

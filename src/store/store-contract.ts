@@ -1,0 +1,673 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Selection } from '../domain/codes.js';
+import { EventConflictError } from './event-conflict-error.js';
+import type { AppendNotice, MarketStore, ValidatedEvent } from './store.js';
+import {
+  book,
+  customMarket,
+  indexValue,
+  message,
+  openInterest,
+  settle,
+  trade,
+} from './store-contract-events.js';
+
+/**
+ * The store contract: what every adapter (sqlite/ now, postgres/ later) must do, written only
+ * against store.ts. An adapter's test file calls describeMarketStore with a function opening a
+ * fresh, empty store.
+ */
+
+const D1 = '20250219';
+const D2 = '20250220';
+const D3 = '20250221';
+
+const AU_FUTURES: Selection = { instrument: 'future', market: 'au_electricity' };
+const AU_OPTIONS: Selection = { instrument: 'option', market: 'au_electricity' };
+const BNH_FUTURES: Selection = { ...AU_FUTURES, prefix: 'BNH' };
+const WHOLE_DAY = { from: '000000', to: '235959' };
+
+/** A trading day with every event type; the strip and its legs are the market-notes rows. */
+export function dayOne(): ValidatedEvent[] {
+  return [
+    book(D1, 1, '100000', 'BNH2026', [12400, 1], [12450, 2]),
+    trade(D1, 2, '101500', 'HNM2026', 12185, 2, { group: 'g1' }),
+    trade(D1, 3, '101500', 'BNU2025', 12282, 2, { tradeType: 'Z', group: 'g1' }),
+    trade(D1, 4, '101500', 'BNZ2025', 10956, 2, { tradeType: 'Z', group: 'g1' }),
+    trade(D1, 5, '101500', 'BNH2026', 12633, 2, { tradeType: 'Z', group: 'g1' }),
+    trade(D1, 6, '103000', 'BNH2026', 12501, 3),
+    book(D1, 7, '103000', 'BNH2026', [12500, 3], [12550, 1]),
+    trade(D1, 8, '110000', 'BNH2026', 12600, 5),
+    trade(D1, 9, '113000', 'BNH2026', 13000, 30, { tradeType: 'B', block: true }),
+    trade(D1, 10, '120000', 'BNH2026', 12400, 4),
+    trade(D1, 11, '121000', 'BNH2026', 11000, 2, { tradeType: 'E' }),
+    book(D1, 12, '150000', 'BNH2026', [12400, 1], null),
+    trade(D1, 13, '140000', 'BNH20260012000C', 550, 10),
+    trade(D1, 14, '140500', 'BNH20260012000P', 300, 5),
+    trade(D1, 15, '141000', 'EAH2026', 15000, 3),
+    trade(D1, 16, '142000', 'GZJ2025', 1450, 5, { tradeType: 'B', block: true }),
+    message(D1, 17, '100500', 'au_electricity', 'message_board', 'RFQ: HNZ6'),
+    message(D1, 18, '101000', 'au_electricity', 'message_board', 'RFQ: BNH6'),
+    message(D1, 19, '113000', 'au_electricity', 'registered_trades', 'Block BNH2026 30 @ 130.00'),
+    customMarket(D1, 20, '120500', 'au_electricity', 'BNH2026-BNM2026', 500, 10, [
+      [12600, 100],
+      [12100, -100],
+    ]),
+    settle(D1, 21, 'BNH2026', 12400),
+    settle(D1, 22, 'BNH20260012000C', 560, 2228),
+    settle(D1, 23, 'HNM2026', 12185),
+    openInterest(D1, 24, 'BNH2026', 1000),
+    openInterest(D1, 25, 'BNH20260012000C', 50),
+    indexValue(D1, 26, 'epi', 2027, 11000),
+    indexValue(D1, 27, 'epi', 2026, 11500),
+  ];
+}
+
+export function dayTwo(): ValidatedEvent[] {
+  return [
+    book(D2, 1, '100100', 'BNH2026', [12300, 2], [12350, 4]),
+    trade(D2, 2, '101000', 'BNH2026', 12320, 1),
+    settle(D2, 3, 'BNH2026', 12330),
+    settle(D2, 4, 'BNH20260012000C', 540, 2100),
+    openInterest(D2, 5, 'BNH2026', 1044),
+    openInterest(D2, 6, 'BNH20260012000C', 60),
+    message(D2, 7, '120000', 'au_electricity', 'message_board', 'RFQ: BQU6'),
+  ];
+}
+
+export function dayThree(): ValidatedEvent[] {
+  return [book(D3, 1, '100000', 'BNH2026', [12330, 1], [12340, 1])];
+}
+
+export function describeMarketStore(name: string, open: () => MarketStore | Promise<MarketStore>): void {
+  describe(`market store contract: ${name}`, () => {
+    let store: MarketStore;
+
+    beforeEach(async () => {
+      store = await open();
+    });
+
+    afterEach(() => {
+      store.close();
+    });
+
+    const exported = () => [...store.events.lines()];
+
+    describe('writing', () => {
+      it('starts empty', () => {
+        expect(store.reader.version()).toBe(0);
+        expect(store.reader.dates()).toEqual([]);
+        expect(store.reader.latestDate()).toBeUndefined();
+        expect(exported()).toEqual([]);
+      });
+
+      it('appends a batch, and the version counts the stored events', () => {
+        const events = dayOne();
+        expect(store.writer.append(events)).toEqual({ added: events.length, skipped: 0 });
+        expect(store.reader.version()).toBe(events.length);
+        expect(store.writer.append(dayTwo())).toEqual({ added: 7, skipped: 0 });
+        expect(store.reader.version()).toBe(events.length + 7);
+      });
+
+      it('adds nothing when a batch is replayed', () => {
+        store.writer.append(dayOne());
+        const before = exported();
+        const version = store.reader.version();
+        expect(store.writer.append(dayOne())).toEqual({ added: 0, skipped: dayOne().length });
+        expect(store.reader.version()).toBe(version);
+        expect(exported()).toEqual(before);
+        expect(store.reader.endOfDay({ date: D1, selection: BNH_FUTURES })[0]?.volume).toBe(46);
+      });
+
+      it('refuses a conflicting event and stores nothing of its batch', () => {
+        store.writer.append(dayOne());
+        const before = exported();
+        const fresh = trade(D1, 99, '150500', 'BNH2026', 12400, 1);
+        const changed = trade(D1, 6, '103000', 'BNH2026', 12502, 3);
+        let caught: unknown;
+        try {
+          store.writer.append([fresh, changed]);
+        } catch (error) {
+          caught = error;
+        }
+        expect(caught).toBeInstanceOf(EventConflictError);
+        expect(caught).toMatchObject({ index: 1, date: D1, seq: 6 });
+        expect(exported()).toEqual(before);
+        expect(store.reader.endOfDay({ date: D1, selection: BNH_FUTURES })[0]?.volume).toBe(46);
+        // the store stays usable after a refusal
+        expect(store.writer.append([fresh])).toEqual({ added: 1, skipped: 0 });
+      });
+
+      it('treats duplicates inside one batch like replays', () => {
+        const event = trade(D1, 1, '100000', 'BNH2026', 12400, 1);
+        expect(store.writer.append([event, event])).toEqual({ added: 1, skipped: 1 });
+        const other = trade(D1, 1, '100000', 'BNH2026', 12401, 1);
+        expect(() => store.writer.append([other])).toThrow(EventConflictError);
+      });
+
+      it('exports the stream by date then seq, whatever the arrival order', () => {
+        store.writer.append([...dayTwo()].reverse());
+        store.writer.append(dayOne());
+        const lines = exported();
+        const expected = [...dayOne(), ...dayTwo()].map((event) => event.line);
+        expect(lines).toEqual(expected);
+        expect([...store.events.lines({ date: D2 })]).toEqual(dayTwo().map((event) => event.line));
+      });
+
+      it('derives the same views in any arrival order', async () => {
+        store.writer.append([...dayOne()].reverse());
+        store.writer.append([...dayTwo()].reverse());
+        const other = await open();
+        try {
+          other.writer.append(dayOne());
+          other.writer.append(dayTwo());
+          expect(snapshot(other)).toEqual(snapshot(store));
+        } finally {
+          other.close();
+        }
+      });
+
+      it('commits a multi-append batch at once, or rolls all of it back', () => {
+        const batch = store.writer.begin();
+        batch.append(dayOne());
+        batch.append(dayTwo());
+        batch.rollback();
+        expect(store.reader.version()).toBe(0);
+        expect(exported()).toEqual([]);
+
+        const second = store.writer.begin();
+        second.append(dayOne());
+        second.append(dayOne());
+        expect(second.commit()).toEqual({ added: dayOne().length, skipped: dayOne().length });
+        expect(exported()).toHaveLength(dayOne().length);
+        expect(store.reader.endOfDay({ date: D1, selection: BNH_FUTURES })[0]?.volume).toBe(46);
+      });
+
+      it('keeps a batch usable after a refused append inside it', () => {
+        const batch = store.writer.begin();
+        batch.append(dayOne());
+        expect(() => batch.append([trade(D1, 6, '103000', 'BNH2026', 1, 1)])).toThrow(EventConflictError);
+        batch.append(dayTwo());
+        expect(batch.commit()).toEqual({ added: dayOne().length + 7, skipped: 0 });
+      });
+
+      it('notifies listeners after each commit that added events', () => {
+        const notices: AppendNotice[] = [];
+        const stop = store.onAppend((notice) => notices.push(notice));
+        store.writer.append(dayOne());
+        store.writer.append(dayOne());
+        const batch = store.writer.begin();
+        batch.append(dayTwo());
+        batch.append(dayThree());
+        expect(notices).toHaveLength(1);
+        batch.commit();
+        stop();
+        store.writer.append([trade(D3, 2, '110000', 'BNH2026', 12335, 1)]);
+        expect(notices).toEqual([
+          { version: 27, added: 27, dates: [D1] },
+          { version: 35, added: 8, dates: [D2, D3] },
+        ]);
+      });
+    });
+
+    describe('reading', () => {
+      beforeEach(() => {
+        store.writer.append(dayOne());
+        store.writer.append(dayTwo());
+        store.writer.append(dayThree());
+      });
+
+      it('lists dates per market, per index and overall', () => {
+        expect(store.reader.dates()).toEqual([D1, D2, D3]);
+        expect(store.reader.dates({ market: 'au_gas' })).toEqual([D1]);
+        expect(store.reader.dates({ market: 'au_environmental' })).toEqual([]);
+        expect(store.reader.dates({ index: 'epi' })).toEqual([D1]);
+        expect(store.reader.latestDate()).toBe(D3);
+        expect(store.reader.latestDate({ market: 'nz_electricity' })).toBe(D1);
+        expect(store.reader.latestDate({ index: 'npi' })).toBeUndefined();
+      });
+
+      it('lists the contracts seen, by code, with prefix and option type', () => {
+        expect(store.reader.contracts({ ...AU_FUTURES, prefix: 'BN' }).map((c) => c.code)).toEqual([
+          'BNH2026',
+          'BNU2025',
+          'BNZ2025',
+        ]);
+        expect(store.reader.contracts(AU_OPTIONS)).toEqual([
+          { code: 'BNH20260012000C', instrument: 'option', market: 'au_electricity', optionType: 'C' },
+          { code: 'BNH20260012000P', instrument: 'option', market: 'au_electricity', optionType: 'P' },
+        ]);
+        expect(store.reader.contracts({ ...AU_OPTIONS, optionType: 'P' })).toHaveLength(1);
+        expect(store.reader.contracts({ instrument: 'future', market: 'au_gas' })).toEqual([
+          { code: 'GZJ2025', instrument: 'future', market: 'au_gas' },
+        ]);
+      });
+
+      it('serves the ticker newest first, with type, window and code filters', () => {
+        const all = store.reader.ticker({ date: D1, selection: AU_FUTURES, ...WHOLE_DAY });
+        expect(all.map((row) => `${row.time}:${row.type}:${row.code}`)).toEqual([
+          '160000:settle:HNM2026',
+          '160000:settle:BNH2026',
+          '150000:book:BNH2026',
+          '121000:trade:BNH2026',
+          '120000:trade:BNH2026',
+          '113000:trade:BNH2026',
+          '110000:trade:BNH2026',
+          '103000:book:BNH2026',
+          '103000:trade:BNH2026',
+          '101500:trade:BNH2026',
+          '101500:trade:BNZ2025',
+          '101500:trade:BNU2025',
+          '101500:trade:HNM2026',
+          '100000:book:BNH2026',
+        ]);
+        expect(all[2]).toEqual({
+          date: D1,
+          time: '150000',
+          code: 'BNH2026',
+          type: 'book',
+          bidCents: 12400,
+          bidSize: 1,
+          askCents: null,
+          askSize: null,
+          priceCents: null,
+          volume: null,
+          settleCents: null,
+          publishedAt: null,
+          impliedVolatility: null,
+        });
+        const window = store.reader.ticker({
+          date: D1,
+          selection: AU_FUTURES,
+          type: 'trade',
+          from: '101500',
+          to: '110000',
+        });
+        expect(window.map((row) => row.priceCents)).toEqual([12600, 12501, 12633, 10956, 12282, 12185]);
+        const exact = store.reader.ticker({
+          date: D1,
+          selection: { ...AU_FUTURES, prefix: 'BNH2026' },
+          ...WHOLE_DAY,
+        });
+        expect(new Set(exact.map((row) => row.code))).toEqual(new Set(['BNH2026']));
+        expect(exact).toHaveLength(10);
+        const calls = store.reader.ticker({
+          date: D1,
+          selection: { ...AU_OPTIONS, optionType: 'C' },
+          ...WHOLE_DAY,
+        });
+        expect(
+          calls.map((row) => [row.type, row.priceCents ?? row.settleCents, row.impliedVolatility]),
+        ).toEqual([
+          ['settle', 560, 2228],
+          ['trade', 550, null],
+        ]);
+        expect(store.reader.ticker({ date: D3, selection: AU_OPTIONS, ...WHOLE_DAY })).toEqual([]);
+      });
+
+      it('keeps the trade log in time order with hours, face value and MWh', () => {
+        const log = store.reader.tradeLog({ date: D1, selection: { market: 'au_electricity' } });
+        expect(log.map((row) => row.code)).toEqual([
+          'HNM2026',
+          'BNU2025',
+          'BNZ2025',
+          'BNH2026',
+          'BNH2026',
+          'BNH2026',
+          'BNH2026',
+          'BNH2026',
+          'BNH2026',
+          'BNH20260012000C',
+          'BNH20260012000P',
+        ]);
+        // market-notes: the published rows of 19 Feb 2025
+        expect(
+          log.slice(0, 4).map((row) => [row.tradeType, row.hours, row.faceValueMillis, row.mwhTenths]),
+        ).toEqual([
+          ['N', 8760, 2_134_812_000, 175_200],
+          ['Z', 2208, 542_373_120, 44_160],
+          ['Z', 2208, 483_816_960, 44_160],
+          ['Z', 2160, 545_745_600, 43_200],
+        ]);
+        expect(log[6]).toEqual({
+          date: D1,
+          time: '113000',
+          code: 'BNH2026',
+          instrument: 'future',
+          tradeType: 'B',
+          block: true,
+          volume: 30,
+          priceCents: 13000,
+          hours: 2160,
+          faceValueMillis: 30 * 13000 * 2160 * 10,
+          mwhTenths: 30 * 2160 * 10,
+        });
+        const gas = store.reader.tradeLog({ date: D1, selection: { market: 'au_gas' } });
+        expect(gas).toEqual([
+          {
+            date: D1,
+            time: '142000',
+            code: 'GZJ2025',
+            instrument: 'future',
+            tradeType: 'B',
+            block: true,
+            volume: 5,
+            priceCents: 1450,
+            hours: null,
+            faceValueMillis: null,
+            mwhTenths: null,
+          },
+        ]);
+        const nz = store.reader.tradeLog({ date: D1, selection: { market: 'nz_electricity' } });
+        expect(nz[0]).toMatchObject({
+          code: 'EAH2026',
+          hours: 2160,
+          faceValueMillis: 3 * 15000 * 2160,
+          mwhTenths: 6480,
+        });
+        const options = store.reader.tradeLog({ date: D1, selection: { ...AU_OPTIONS, prefix: 'BNH2026' } });
+        expect(options.map((row) => row.code)).toEqual(['BNH20260012000C', 'BNH20260012000P']);
+      });
+
+      it('serves intraday trades newest first from a time on', () => {
+        const rows = store.reader.trades({ date: D1, selection: BNH_FUTURES, from: '110000' });
+        expect(rows.map((row) => row.priceCents)).toEqual([11000, 12400, 13000, 12600]);
+        const market = store.reader.trades({ date: D1, selection: { market: 'au_electricity' } });
+        expect(market).toHaveLength(11);
+        expect(market[0]?.code).toBe('BNH20260012000P');
+        expect(store.reader.trades({ date: D1, selection: AU_OPTIONS, from: '140001' })).toHaveLength(1);
+      });
+
+      it('reports the time of the latest event of a market', () => {
+        expect(store.reader.lastUpdate({ date: D1, market: 'au_electricity' })).toBe('160500');
+        expect(store.reader.lastUpdate({ date: D1, market: 'nz_electricity' })).toBe('141000');
+        expect(store.reader.lastUpdate({ date: D2, market: 'au_gas' })).toBeUndefined();
+      });
+
+      it('serves messages and custom markets newest first', () => {
+        const board = store.reader.messages({ date: D1, market: 'au_electricity', board: 'message_board' });
+        expect(board).toEqual([
+          { time: '101000', text: 'RFQ: BNH6' },
+          { time: '100500', text: 'RFQ: HNZ6' },
+        ]);
+        expect(
+          store.reader.messages({
+            date: D1,
+            market: 'au_electricity',
+            board: 'message_board',
+            from: '101000',
+          }),
+        ).toEqual([{ time: '101000', text: 'RFQ: BNH6' }]);
+        expect(
+          store.reader.messages({ date: D1, market: 'au_electricity', board: 'registered_trades' }),
+        ).toEqual([{ time: '113000', text: 'Block BNH2026 30 @ 130.00' }]);
+        expect(store.reader.messages({ date: D1, market: 'au_gas', board: 'message_board' })).toEqual([]);
+        expect(store.reader.customMarkets({ date: D1, market: 'au_electricity' })).toEqual([
+          {
+            time: '120500',
+            contract: 'BNH2026-BNM2026',
+            netCents: 500,
+            size: 10,
+            legs: [
+              { priceCents: 12600, ratioHundredths: 100 },
+              { priceCents: 12100, ratioHundredths: -100 },
+            ],
+          },
+        ]);
+        expect(store.reader.customMarkets({ date: D1, market: 'au_electricity', from: '120501' })).toEqual(
+          [],
+        );
+      });
+
+      it('summarises each contract at the end of the day, prices from on-screen trades only', () => {
+        const [bnh] = store.reader.endOfDay({ date: D1, selection: BNH_FUTURES });
+        expect(bnh).toEqual({
+          code: 'BNH2026',
+          date: D1,
+          bidSize: 1,
+          bidCents: 12400,
+          askSize: null,
+          askCents: null,
+          firstCents: 12501,
+          highCents: 12600,
+          lowCents: 12400,
+          settleCents: 12400,
+          volume: 46,
+          openInterest: 1000,
+          impliedVolatility: null,
+        });
+        const futures = store.reader.endOfDay({ date: D1, selection: AU_FUTURES });
+        expect(futures.map((row) => row.code)).toEqual(['BNH2026', 'BNU2025', 'BNZ2025', 'HNM2026']);
+        // strip legs count in volume but set no prices
+        expect(futures[1]).toMatchObject({ volume: 2, firstCents: null, highCents: null, lowCents: null });
+        expect(futures[3]).toMatchObject({
+          volume: 2,
+          firstCents: 12185,
+          settleCents: 12185,
+          openInterest: 0,
+        });
+        const options = store.reader.endOfDay({ date: D1, selection: AU_OPTIONS });
+        expect(
+          options.map((row) => [row.code, row.optionType, row.impliedVolatility, row.openInterest]),
+        ).toEqual([
+          ['BNH20260012000C', 'C', 2228, 50],
+          ['BNH20260012000P', 'P', null, 0],
+        ]);
+        expect(
+          store.reader.endOfDay({ date: D1, selection: { ...AU_OPTIONS, optionType: 'P' } }),
+        ).toHaveLength(1);
+      });
+
+      it('builds intraday rows from today and the previous dates', () => {
+        expect(store.reader.intraday({ date: D3, selection: BNH_FUTURES })).toEqual([
+          {
+            code: 'BNH2026',
+            bidSize: 1,
+            bidCents: 12330,
+            askSize: 1,
+            askCents: 12340,
+            highCents: null,
+            lowCents: null,
+            lastCents: null,
+            volume: null,
+            openInterest: 1044,
+            openInterestChange: 44,
+            settleCents: 12330,
+            impliedVolatility: null,
+          },
+        ]);
+        const options = store.reader.intraday({ date: D3, selection: AU_OPTIONS });
+        expect(options).toEqual([
+          expect.objectContaining({
+            code: 'BNH20260012000C',
+            optionType: 'C',
+            settleCents: 540,
+            impliedVolatility: 2100,
+            openInterest: 60,
+            openInterestChange: 10,
+          }),
+        ]);
+        const second = store.reader.intraday({ date: D2, selection: AU_FUTURES });
+        expect(second.map((row) => row.code)).toEqual(['BNH2026', 'BNU2025', 'BNZ2025', 'HNM2026']);
+        expect(second[0]).toMatchObject({
+          bidCents: 12300,
+          lastCents: 12320,
+          highCents: 12320,
+          lowCents: 12320,
+          volume: 1,
+          settleCents: 12400,
+          openInterest: 1000,
+          openInterestChange: null,
+        });
+        expect(second[3]).toMatchObject({
+          code: 'HNM2026',
+          volume: null,
+          settleCents: 12185,
+          lastCents: null,
+        });
+        const first = store.reader.intraday({ date: D1, selection: BNH_FUTURES });
+        expect(first[0]).toMatchObject({
+          lastCents: 12400,
+          volume: 46,
+          settleCents: null,
+          openInterest: null,
+        });
+      });
+
+      it('serves index values by year', () => {
+        expect(store.reader.indexValues({ index: 'epi', date: D1 })).toEqual([
+          { date: D1, year: 2026, valueCents: 11500 },
+          { date: D1, year: 2027, valueCents: 11000 },
+        ]);
+        expect(store.reader.indexValues({ index: 'npi', date: D1 })).toEqual([]);
+      });
+
+      it('sums datamine volume per region, class, block and efp', () => {
+        const au = store.reader.datamineVolume({ market: 'au_electricity', from: D1, to: D3 });
+        expect(au.tradingDays).toBe(3);
+        const bnhMwh = (3 + 5 + 4) * 2160 * 10;
+        expect(au.groups).toEqual([
+          {
+            region: 'nsw',
+            productClass: 'averageOptions',
+            block: false,
+            efp: false,
+            volume: 15,
+            qeThirds: 45,
+            mwhTenths: 15 * 2160 * 10,
+            faceValueMillis: 10 * 550 * 2160 * 10 + 5 * 300 * 2160 * 10,
+            count: 2,
+          },
+          {
+            region: 'nsw',
+            productClass: 'baseQuarterFutures',
+            block: false,
+            efp: false,
+            // the strip's legs and the quarter's own trades; the strip row itself is not counted
+            volume: 2 + 2 + 2 + 3 + 5 + 4 + 1,
+            qeThirds: 19 * 3,
+            mwhTenths: 44_160 + 44_160 + 43_200 + bnhMwh + 2160 * 10,
+            faceValueMillis:
+              542_373_120 +
+              483_816_960 +
+              545_745_600 +
+              (3 * 12501 + 5 * 12600 + 4 * 12400 + 12320) * 2160 * 10,
+            count: 7,
+          },
+          {
+            region: 'nsw',
+            productClass: 'baseQuarterFutures',
+            block: false,
+            efp: true,
+            volume: 2,
+            qeThirds: 6,
+            mwhTenths: 2 * 2160 * 10,
+            faceValueMillis: 2 * 11000 * 2160 * 10,
+            count: 1,
+          },
+          {
+            region: 'nsw',
+            productClass: 'baseQuarterFutures',
+            block: true,
+            efp: false,
+            volume: 30,
+            qeThirds: 90,
+            mwhTenths: 30 * 2160 * 10,
+            faceValueMillis: 30 * 13000 * 2160 * 10,
+            count: 1,
+          },
+        ]);
+        const oneDay = store.reader.datamineVolume({ market: 'au_electricity', from: D2, to: D2 });
+        expect(oneDay.tradingDays).toBe(1);
+        expect(oneDay.groups.map((group) => group.volume)).toEqual([1]);
+        const nz = store.reader.datamineVolume({ market: 'nz_electricity', from: D1, to: D3 });
+        expect(nz).toEqual({
+          tradingDays: 1,
+          groups: [
+            {
+              region: 'otahuhu',
+              productClass: 'baseQuarterFutures',
+              block: false,
+              efp: false,
+              volume: 3,
+              qeThirds: 9,
+              mwhTenths: 6480,
+              faceValueMillis: 3 * 15000 * 2160,
+              count: 1,
+            },
+          ],
+        });
+      });
+
+      it('sums open interest at the close of a date per region and class', () => {
+        expect(store.reader.datamineOpenInterest({ market: 'au_electricity', date: D1 })).toEqual([
+          {
+            region: 'nsw',
+            productClass: 'averageOptions',
+            openInterest: 50,
+            qeThirds: 150,
+            mwhTenths: 50 * 2160 * 10,
+            faceValueMillis: 50 * 560 * 2160 * 10,
+          },
+          {
+            region: 'nsw',
+            productClass: 'baseQuarterFutures',
+            openInterest: 1000,
+            qeThirds: 3000,
+            mwhTenths: 1000 * 2160 * 10,
+            faceValueMillis: 1000 * 12400 * 2160 * 10,
+          },
+        ]);
+        expect(store.reader.datamineOpenInterest({ market: 'au_electricity', date: D3 })).toEqual([]);
+      });
+    });
+
+    describe('api keys', () => {
+      const key = {
+        id: 'gq_abc',
+        name: 'research',
+        level: 'historical' as const,
+        secretHash: 'f'.repeat(64),
+        createdAt: '2025-02-19T00:00:00.000Z',
+        expiresOn: '20251231',
+        revokedAt: null,
+        perSecond: null,
+        perMinute: 120,
+      };
+
+      it('stores, finds, lists and revokes keys', () => {
+        store.keys.insertKey(key);
+        store.keys.insertKey({
+          ...key,
+          id: 'gq_def',
+          level: 'end_of_day',
+          createdAt: '2025-02-20T00:00:00.000Z',
+        });
+        expect(store.keys.findKey('gq_abc')).toEqual(key);
+        expect(store.keys.findKey('gq_zzz')).toBeUndefined();
+        expect(store.keys.listKeys().map((record) => record.id)).toEqual(['gq_abc', 'gq_def']);
+        expect(store.keys.revokeKey('gq_abc', '2025-03-01T00:00:00.000Z')).toBe(true);
+        expect(store.keys.revokeKey('gq_abc', '2025-04-01T00:00:00.000Z')).toBe(true);
+        expect(store.keys.findKey('gq_abc')?.revokedAt).toBe('2025-03-01T00:00:00.000Z');
+        expect(store.keys.revokeKey('gq_zzz', '2025-03-01T00:00:00.000Z')).toBe(false);
+        expect(() => store.keys.insertKey(key)).toThrow();
+      });
+    });
+  });
+}
+
+/** Every view of the fixture days, for comparing two stores. */
+function snapshot(store: MarketStore) {
+  const { reader } = store;
+  return [D1, D2, D3].map((date) => ({
+    eod: [AU_FUTURES, AU_OPTIONS].map((selection) => reader.endOfDay({ date, selection })),
+    intraday: [AU_FUTURES, AU_OPTIONS].map((selection) => reader.intraday({ date, selection })),
+    ticker: reader.ticker({ date, selection: AU_FUTURES, ...WHOLE_DAY }),
+    log: reader.tradeLog({ date, selection: { market: 'au_electricity' } }),
+    messages: reader.messages({ date, market: 'au_electricity', board: 'message_board' }),
+    lastUpdate: reader.lastUpdate({ date, market: 'au_electricity' }),
+    index: reader.indexValues({ index: 'epi', date }),
+    oi: reader.datamineOpenInterest({ market: 'au_electricity', date }),
+    volume: reader.datamineVolume({ market: 'au_electricity', from: date, to: date }),
+  }));
+}

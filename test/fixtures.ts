@@ -1,0 +1,33 @@
+import { lastTradingDays } from '../src/domain/calendar.js';
+import { createSimulator, type Simulator } from '../src/feed/simulator/simulator.js';
+import { ingestEvents } from '../src/ingest/ingest-events.js';
+import { MEMORY, openSqliteStore } from '../src/store/sqlite/open-sqlite-store.js';
+import type { MarketStore } from '../src/store/store.js';
+
+export interface SeededStoreOptions {
+  readonly seed?: number;
+  /** Trading days to simulate. */
+  readonly days?: number;
+  /** Last day of the history (a non-trading day ends it at the trading day before). */
+  readonly until?: string;
+  /** A SQLite file; in memory by default. */
+  readonly path?: string;
+}
+
+export interface SeededStore {
+  readonly store: MarketStore;
+  /** The simulated trading days, ascending. */
+  readonly dates: readonly string[];
+  /** The simulator that made them; it can go on with later days (live tests). */
+  readonly simulator: Simulator;
+}
+
+/** A real store filled through the ingest path with simulated trading days. */
+export function seededStore(options: SeededStoreOptions = {}): SeededStore {
+  const { seed = 7, days = 3, until = '20250228', path = MEMORY } = options;
+  const store = openSqliteStore(path);
+  const dates = lastTradingDays(days, until);
+  const simulator = createSimulator({ seed });
+  for (const date of dates) ingestEvents(store.writer, simulator.simulateDay(date));
+  return { store, dates, simulator };
+}
