@@ -1,39 +1,206 @@
+import { DEFAULT_HTTP_LIMITS } from './http/limits.js';
+
 /**
- * The process environment, read once: the only module that touches process.env. Values are
- * parsed and validated here, and the result is frozen.
+ * Every setting of the server, from the environment and command-line flags: the only module
+ * that touches process.env. Each setting is one entry of SETTINGS (its env var, its flag, its
+ * default, its parser); `serve` registers a flag per entry and docs/operations.md has a row per
+ * entry (a test checks both), so adding a setting is adding an entry. Values are parsed and
+ * validated at start, every problem is reported at once, and the result is frozen.
  */
-export interface Config {
-  /** GRIDQUOTE_DB: the SQLite file to serve, if set. */
-  readonly db: string | undefined;
-  /** PORT, default 8080. */
-  readonly port: number;
-  /** HOST, default 127.0.0.1 (loopback: exposing the API is a deliberate choice). */
-  readonly host: string;
+
+/** A parser's verdict on one text; a problem reads after the source, e.g. `must be ..., got "x"`. */
+export type Parsed<T> = { readonly value: T } | { readonly problem: string };
+
+export interface Setting<T> {
+  /** The environment variable. */
+  readonly env: string;
+  /** `<placeholder>` of the flag in --help. */
+  readonly placeholder: string;
+  readonly description: string;
+  /** Used when neither the flag nor the env var is given. */
+  readonly fallback: T;
+  readonly parse: (text: string) => Parsed<T>;
 }
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export const DEFAULT_PORT = 8080;
 export const DEFAULT_HOST = '127.0.0.1';
+export const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
 
+const MINUTE_MS = 60_000;
+const HOUR_MS = 60 * MINUTE_MS;
+
+export const SETTINGS = {
+  db: {
+    env: 'GRIDQUOTE_DB',
+    placeholder: 'file',
+    description: 'the SQLite store to serve (must exist)',
+    fallback: undefined as string | undefined,
+    parse: nonEmpty('a file path'),
+  },
+  port: {
+    env: 'PORT',
+    placeholder: 'n',
+    description: 'TCP port; 0 picks a free one',
+    fallback: DEFAULT_PORT,
+    parse: (text) => wholeNumber(text, 0, 65_535, 'a port number'),
+  },
+  host: {
+    env: 'HOST',
+    placeholder: 'h',
+    description: 'interface to bind; loopback by default, so exposing the API is a deliberate choice',
+    fallback: DEFAULT_HOST,
+    parse: nonEmpty('a host name or address'),
+  },
+  logLevel: {
+    env: 'LOG_LEVEL',
+    placeholder: 'level',
+    description: `request log level: ${LOG_LEVELS.join(', ')}`,
+    fallback: 'info' as LogLevel,
+    parse: (text) =>
+      (LOG_LEVELS as readonly string[]).includes(text)
+        ? { value: text as LogLevel }
+        : { problem: `must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(text)}` },
+  },
+  requestTimeoutMs: {
+    env: 'GRIDQUOTE_REQUEST_TIMEOUT_MS',
+    placeholder: 'ms',
+    description:
+      'a client must send its whole request (headers) within this, else 408 and the connection is cut',
+    fallback: DEFAULT_HTTP_LIMITS.requestTimeoutMs,
+    parse: (text) => wholeNumber(text, 100, HOUR_MS, 'milliseconds'),
+  },
+  idleTimeoutMs: {
+    env: 'GRIDQUOTE_IDLE_TIMEOUT_MS',
+    placeholder: 'ms',
+    description: 'a connection with no traffic either way for this long is closed',
+    fallback: DEFAULT_HTTP_LIMITS.idleTimeoutMs,
+    parse: (text) => wholeNumber(text, 100, HOUR_MS, 'milliseconds'),
+  },
+  keepAliveTimeoutMs: {
+    env: 'GRIDQUOTE_KEEP_ALIVE_TIMEOUT_MS',
+    placeholder: 'ms',
+    description: 'an idle keep-alive connection is closed after this',
+    fallback: DEFAULT_HTTP_LIMITS.keepAliveTimeoutMs,
+    parse: (text) => wholeNumber(text, 100, HOUR_MS, 'milliseconds'),
+  },
+  maxUrlBytes: {
+    env: 'GRIDQUOTE_MAX_URL_BYTES',
+    placeholder: 'bytes',
+    description: 'longest request target (path and query) accepted; longer is 414',
+    fallback: DEFAULT_HTTP_LIMITS.maxUrlBytes,
+    parse: (text) => wholeNumber(text, 256, 1_048_576, 'a size in bytes'),
+  },
+  maxHeaderBytes: {
+    env: 'GRIDQUOTE_MAX_HEADER_BYTES',
+    placeholder: 'bytes',
+    description: 'largest request line plus headers accepted; larger is 431',
+    fallback: DEFAULT_HTTP_LIMITS.maxHeaderBytes,
+    parse: (text) => wholeNumber(text, 1_024, 1_048_576, 'a size in bytes'),
+  },
+  shutdownGraceMs: {
+    env: 'GRIDQUOTE_SHUTDOWN_GRACE_MS',
+    placeholder: 'ms',
+    description: 'on SIGTERM/SIGINT, requests in flight get this long to finish before connections are cut',
+    fallback: DEFAULT_SHUTDOWN_GRACE_MS,
+    parse: (text) => wholeNumber(text, 0, 10 * MINUTE_MS, 'milliseconds'),
+  },
+  metricsToken: {
+    env: 'GRIDQUOTE_METRICS_TOKEN',
+    placeholder: 'token',
+    description:
+      'bearer token that opens GET /metrics to any client; unset, only loopback clients may scrape ' +
+      '(prefer the env var: a flag shows in process listings)',
+    fallback: undefined as string | undefined,
+    parse: secretToken,
+  },
+} satisfies Readonly<Record<string, Setting<unknown>>>;
+
+export type SettingName = keyof typeof SETTINGS;
+
+/** The validated, frozen settings: one field per entry of SETTINGS. */
+export type Config = {
+  readonly [K in SettingName]: ValueOf<(typeof SETTINGS)[K]>;
+};
+
+type ValueOf<S> = S extends { fallback: infer F; parse: (text: string) => Parsed<infer T> } ? F | T : never;
+
+/** One problem per line, each naming its source (env var or flag) and the value it got. */
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
-}
 
-export function loadConfig(env: Readonly<Record<string, string | undefined>> = process.env): Config {
-  const db = env.GRIDQUOTE_DB;
-  if (db !== undefined && db.trim() === '') throw new ConfigError('GRIDQUOTE_DB is set but empty');
-  const host = env.HOST ?? DEFAULT_HOST;
-  if (host.trim() === '') throw new ConfigError('HOST is set but empty');
-  return Object.freeze({
-    db,
-    port: env.PORT === undefined ? DEFAULT_PORT : parsePort(env.PORT, 'PORT'),
-    host,
-  });
-}
-
-/** A TCP port 0..65535 (0 = any free port). */
-export function parsePort(text: string, source: string): number {
-  if (!/^\d{1,5}$/.test(text) || Number(text) > 65535) {
-    throw new ConfigError(`${source} must be a port number 0-65535, got ${JSON.stringify(text)}`);
+  constructor(
+    readonly problems: readonly string[],
+    /** The settings that did parse, so a caller can still check its own (serve: the store file). */
+    readonly valid: Readonly<Partial<Config>> = {},
+  ) {
+    super(problems.join('\n'));
   }
-  return Number(text);
+}
+
+/** `requestTimeoutMs` -> `--request-timeout-ms`, so commander's attribute name is the setting's. */
+export function flagOf(name: SettingName): string {
+  return `--${name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`;
+}
+
+/**
+ * Parses every setting: a flag overrides its env var, which overrides the default. Throws a
+ * ConfigError listing every problem (not just the first), so one restart fixes them all.
+ */
+export function loadConfig(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+  flags: Readonly<Partial<Record<SettingName, string>>> = {},
+): Config {
+  const problems: string[] = [];
+  const config: Record<string, unknown> = {};
+  for (const [name, setting] of Object.entries(SETTINGS) as [SettingName, Setting<unknown>][]) {
+    const flag = flags[name];
+    const fromEnv = env[setting.env];
+    const [text, source] = flag !== undefined ? [flag, flagOf(name)] : [fromEnv, setting.env];
+    if (text === undefined) {
+      config[name] = setting.fallback;
+      continue;
+    }
+    const parsed = setting.parse(text);
+    if ('problem' in parsed) problems.push(`${source} ${parsed.problem}`);
+    else config[name] = parsed.value;
+  }
+  const typed = config as Config;
+  if (problems.length === 0 && typed.maxUrlBytes > typed.maxHeaderBytes) {
+    problems.push(
+      `the URL limit (${typed.maxUrlBytes} bytes) must not exceed the header limit (${typed.maxHeaderBytes} bytes): the request line counts towards the headers`,
+    );
+  }
+  if (problems.length > 0) throw new ConfigError(problems, { ...typed });
+  return Object.freeze(typed);
+}
+
+/** A TCP port 0..65535 (0 = any free port); throws a ConfigError naming the source. */
+export function parsePort(text: string, source: string): number {
+  const parsed = SETTINGS.port.parse(text);
+  if ('problem' in parsed) throw new ConfigError([`${source} ${parsed.problem}`]);
+  return parsed.value;
+}
+
+function wholeNumber(text: string, min: number, max: number, what: string): Parsed<number> {
+  const value = Number(text);
+  // Digits only: Number() would also take '0x1F', '1e3', ' 8 ' and ''.
+  if (!/^\d{1,10}$/.test(text) || value < min || value > max) {
+    return { problem: `must be ${what} ${min}..${max}, got ${JSON.stringify(text)}` };
+  }
+  return { value };
+}
+
+/** A secret: long enough not to be guessed, and never echoed in a problem. */
+function secretToken(text: string): Parsed<string> {
+  return /^[\x21-\x7e]{16,}$/.test(text)
+    ? { value: text }
+    : { problem: 'must be at least 16 printable ASCII characters without spaces (the value is not shown)' };
+}
+
+function nonEmpty(what: string): (text: string) => Parsed<string> {
+  return (text) =>
+    text.trim() === '' ? { problem: `must be ${what}, got an empty value` } : { value: text };
 }

@@ -1,7 +1,7 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
 import { createApiKey } from '../src/http/api-keys.js';
-import { buildApp } from '../src/http/app.js';
+import { type AppOptions, buildApp } from '../src/http/app.js';
 import type { AccessLevel } from '../src/query/context.js';
 import { type SeededStore, type SeededStoreOptions, seededStore } from './fixtures.js';
 
@@ -17,14 +17,27 @@ export interface Harness extends SeededStore {
   now: Date;
   get(
     url: string,
-    options?: { key?: AccessLevel | string | null; accept?: string; method?: 'GET' | 'HEAD' },
+    options?: {
+      key?: AccessLevel | string | null;
+      accept?: string;
+      method?: 'GET' | 'HEAD';
+      /** Further request headers (If-None-Match, Accept-Encoding, ...). */
+      headers?: Readonly<Record<string, string>>;
+    },
   ): Promise<LightMyRequestResponse>;
   close(): Promise<void>;
 }
 
 export const DEFAULT_NOW = new Date('2025-03-07T01:00:00Z');
 
-export async function createHarness(options: SeededStoreOptions = {}): Promise<Harness> {
+/** App options a test may set; rate limits are off unless it sets them (tests send bursts). */
+export type HarnessAppOptions = Omit<AppOptions, 'reader' | 'keys' | 'clock'>;
+
+const UNLIMITED = { perSecond: 0, perMinute: 0 };
+
+export async function createHarness(
+  options: SeededStoreOptions & { readonly app?: HarnessAppOptions } = {},
+): Promise<Harness> {
   const seeded = seededStore(options);
   const keys = {} as Record<AccessLevel, string>;
   for (const level of ['historical', 'end_of_day'] as const) {
@@ -36,9 +49,15 @@ export async function createHarness(options: SeededStoreOptions = {}): Promise<H
     ...seeded,
     keys,
     now: DEFAULT_NOW,
-    app: buildApp({ reader: seeded.store.reader, keys: seeded.store.keys, clock: () => harness.now }),
-    get(url, { key = 'historical', accept, method = 'GET' } = {}) {
-      const headers: Record<string, string> = {};
+    app: buildApp({
+      rateLimits: { historical: UNLIMITED, end_of_day: UNLIMITED },
+      ...options.app,
+      reader: seeded.store.reader,
+      keys: seeded.store.keys,
+      clock: () => harness.now,
+    }),
+    get(url, { key = 'historical', accept, method = 'GET', headers: extra } = {}) {
+      const headers: Record<string, string> = { ...extra };
       if (key !== null) {
         const resolved = key === 'historical' || key === 'end_of_day' ? keys[key] : key;
         headers.authorization = `Bearer ${resolved}`;

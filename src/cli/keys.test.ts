@@ -92,8 +92,45 @@ describe('gridquote keys', () => {
     expect((await gridquote('keys', 'list', '--db', db)).stdout).toContain(`${id}\thistorical\trevoked`);
   });
 
+  it('create stores per-key rate limits (0 = unlimited) and list shows them', async () => {
+    const limited = await gridquote(
+      'keys',
+      'create',
+      '--db',
+      db,
+      '--level',
+      'historical',
+      '--per-second',
+      '5',
+      '--per-minute',
+      '0',
+    );
+    expect(limited.code).toBe(0);
+    expect(limited.stderr).toContain('5 per second, unlimited per minute');
+    await gridquote('keys', 'create', '--db', db, '--level', 'end_of_day');
+    const id = limited.stdout.slice(3, 15);
+    const store = openSqliteStore(db);
+    try {
+      expect(store.keys.findKey(id)).toMatchObject({ perSecond: 5, perMinute: 0 });
+      expect(store.keys.listKeys().find((record) => record.id !== id)).toMatchObject({
+        perSecond: null,
+        perMinute: null,
+      });
+    } finally {
+      store.close();
+    }
+    const listing = (await gridquote('keys', 'list', '--db', db)).stdout.split('\n');
+    expect(listing[0]).toBe('id\tlevel\tstatus\texpires\tper-second\tper-minute\tcreated\tname');
+    expect(listing).toContainEqual(
+      expect.stringMatching(new RegExp(`^${id}\thistorical\tactive\t-\t5\tunlimited\t`)),
+    );
+    expect(listing).toContainEqual(expect.stringMatching(/\tend_of_day\tactive\t-\tdefault\tdefault\t/));
+  });
+
   it.each([
     [['keys', 'create', '--level', 'historical'], /--db/],
+    [['keys', 'create', '--db', 'x.db', '--level', 'historical', '--per-second', '-1'], /whole number/],
+    [['keys', 'create', '--db', 'x.db', '--level', 'historical', '--per-minute', '2.5'], /whole number/],
     [['keys', 'create', '--db', 'x.db', '--level', 'admin'], /Allowed choices/],
     [['keys', 'create', '--db', 'x.db', '--level', 'historical', '--expires', '20251301'], /yyyyMMdd/],
     [['keys', 'create', '--db', 'x.db', '--level', 'historical', '--expires', '20250101'], /in the past/],

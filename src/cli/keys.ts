@@ -21,7 +21,9 @@ export function registerKeys(program: Command, io: CliIo = PROCESS_IO): Command 
     .addOption(new Option('--level <level>', 'access level').choices(ACCESS_LEVELS).makeOptionMandatory())
     .option('--name <text>', 'who or what the key is for', '')
     .option('--expires <yyyyMMdd>', 'last valid day (Sydney time); default: never', parseDate)
-    .action(async (flags: { db: string; level: AccessLevel; name: string; expires?: string }) => {
+    .option('--per-second <n>', "requests per second, 0 = unlimited; default: the level's", parseLimit)
+    .option('--per-minute <n>', "requests per minute, 0 = unlimited; default: the level's", parseLimit)
+    .action(async (flags: CreateFlags) => {
       const now = io.now();
       if (flags.expires !== undefined && flags.expires < sydneyClock(now).date) {
         throw new CliError(`--expires ${flags.expires} is in the past`);
@@ -29,6 +31,8 @@ export function registerKeys(program: Command, io: CliIo = PROCESS_IO): Command 
       const { key, record } = createApiKey({
         level: flags.level,
         name: flags.name,
+        perSecond: flags.perSecond,
+        perMinute: flags.perMinute,
         now,
         ...(flags.expires === undefined ? {} : { expiresOn: flags.expires }),
       });
@@ -45,13 +49,15 @@ export function registerKeys(program: Command, io: CliIo = PROCESS_IO): Command 
       requireStore(flags.db);
       const records = await withStore(io, flags.db, (store) => store.keys.listKeys());
       const today = sydneyClock(io.now()).date;
-      const lines = [['id', 'level', 'status', 'expires', 'created', 'name']];
+      const lines = [['id', 'level', 'status', 'expires', 'per-second', 'per-minute', 'created', 'name']];
       for (const record of records) {
         lines.push([
           record.id,
           record.level,
           status(record, today),
           record.expiresOn ?? '-',
+          limitText(record.perSecond),
+          limitText(record.perMinute),
           record.createdAt,
           record.name,
         ]);
@@ -76,6 +82,15 @@ export function registerKeys(program: Command, io: CliIo = PROCESS_IO): Command 
   return keys;
 }
 
+interface CreateFlags {
+  readonly db: string;
+  readonly level: AccessLevel;
+  readonly name: string;
+  readonly expires?: string;
+  readonly perSecond?: number;
+  readonly perMinute?: number;
+}
+
 /** list and revoke must not create an empty store through a typo. */
 function requireStore(path: string): void {
   if (!existsSync(path)) throw new CliError(`no store at ${path}`);
@@ -84,6 +99,20 @@ function requireStore(path: string): void {
 function parseDate(text: string): string {
   if (!isValidDate(text)) throw new InvalidArgumentError('expected a date yyyyMMdd');
   return text;
+}
+
+function parseLimit(text: string): number {
+  const value = Number(text);
+  if (!/^[0-9]+$/.test(text) || !Number.isSafeInteger(value)) {
+    throw new InvalidArgumentError('expected a whole number of requests (0 = unlimited)');
+  }
+  return value;
+}
+
+/** null: the access level's default applies (it may change); 0: no limit. */
+function limitText(limit: number | null): string {
+  if (limit === null) return 'default';
+  return limit === 0 ? 'unlimited' : String(limit);
 }
 
 function status(record: ApiKeyRecord, today: string): string {
@@ -96,5 +125,7 @@ function describe(record: ApiKeyRecord): string {
   const parts: string[] = [record.level];
   if (record.name !== '') parts.push(`name ${JSON.stringify(record.name)}`);
   parts.push(record.expiresOn === null ? 'no expiry' : `valid through ${record.expiresOn}`);
+  if (record.perSecond !== null) parts.push(`${limitText(record.perSecond)} per second`);
+  if (record.perMinute !== null) parts.push(`${limitText(record.perMinute)} per minute`);
   return parts.join(', ');
 }

@@ -1,13 +1,18 @@
 #!/usr/bin/env node
+import { registerDemo } from './demo.js';
 import { registerExport } from './export.js';
 import { registerIngest } from './ingest.js';
+import { registerKeys } from './keys.js';
 import { createProgram, runCli } from './run-cli.js';
 import { registerSeed } from './seed.js';
+import { registerServe } from './serve.js';
 
 const program = createProgram();
 registerSeed(program);
 registerIngest(program);
 registerExport(program);
-// ---- lead: register the API engineer's commands here: registerServe(program); registerKeys(program); ----
+registerServe(program);
+registerKeys(program);
+registerDemo(program);
 
 process.exitCode = await runCli(program, process.argv);

@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+import { ConfigError } from '../config.js';
 
 const NAME = 'gridquote';
 
@@ -35,6 +36,11 @@ export async function runCli(
   } catch (error) {
     // commander has already printed its own message (help, version, usage errors)
     if (error instanceof CommanderError) return error.exitCode;
+    // Settings are all checked at once: one line per problem, so one restart fixes them all.
+    if (error instanceof ConfigError) {
+      for (const problem of error.problems) stderr.write(oneLine(`config: ${problem}`));
+      return 1;
+    }
     stderr.write(oneLine(describe(error)));
     return 1;
   }

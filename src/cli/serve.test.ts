@@ -63,6 +63,32 @@ describe('serve', () => {
   });
 });
 
+describe('serve configuration', () => {
+  it('reports every problem at once, one line each, the store included', async () => {
+    const stderr = new Capture();
+    const stdout = new Capture();
+    const io: CliIo = {
+      stdout,
+      stderr,
+      stdin: new PassThrough().end(),
+      now: () => new Date(),
+      openStore: openSqliteStore,
+    };
+    const program = createProgram({ stdout, stderr });
+    registerServe(program, io);
+    const args = ['serve', '--port', 'http', '--request-timeout-ms', '10s'];
+    expect(await runCli(program, ['node', 'gridquote', ...args], stderr)).toBe(1);
+    expect(stderr.text).toBe(
+      [
+        'gridquote: config: --port must be a port number 0..65535, got "http"',
+        'gridquote: config: --request-timeout-ms must be milliseconds 100..3600000, got "10s"',
+        'gridquote: config: serve needs a store: pass --db FILE or set GRIDQUOTE_DB',
+        '',
+      ].join('\n'),
+    );
+  });
+});
+
 class Capture extends Writable {
   text = '';
   override _write(chunk: Buffer, _encoding: BufferEncoding, done: () => void): void {

@@ -1,11 +1,22 @@
 import { existsSync } from 'node:fs';
 import { type Command, Option } from 'commander';
 import type { FastifyInstance } from 'fastify';
-import { ConfigError, loadConfig, parsePort } from '../config.js';
+import {
+  type Config,
+  ConfigError,
+  DEFAULT_SHUTDOWN_GRACE_MS,
+  flagOf,
+  loadConfig,
+  SETTINGS,
+  type Setting,
+  type SettingName,
+} from '../config.js';
 import { buildApp } from '../http/app.js';
+import type { HttpLimits } from '../http/limits.js';
 import { openSqliteStore } from '../store/sqlite/open-sqlite-store.js';
 import type { MarketStore } from '../store/store.js';
-import { CliError, type CliIo, PROCESS_IO } from './cli-io.js';
+import { type CliIo, PROCESS_IO } from './cli-io.js';
+import { type DrainReport, drainApp, runUntilSignal } from './shutdown.js';
 
 export interface ServerOptions {
   readonly db: string;
@@ -15,6 +26,12 @@ export interface ServerOptions {
   readonly logLevel?: string | false;
   /** The exchange clock (the demo may pin one). */
   readonly clock?: () => Date;
+  /** Request size and time limits; the defaults of http/limits.ts when omitted. */
+  readonly limits?: HttpLimits;
+  /** How long close() lets requests in flight finish before it cuts their connections. */
+  readonly shutdownGraceMs?: number;
+  /** Opens GET /metrics to any client sending it; without one only loopback clients may scrape. */
+  readonly metricsToken?: string;
 }
 
 export interface RunningServer {
@@ -22,7 +39,11 @@ export interface RunningServer {
   readonly store: MarketStore;
   /** http://host:port actually bound (port 0 picks a free one). */
   readonly url: string;
-  close(): Promise<void>;
+  /**
+   * Stops accepting connections, lets requests in flight finish (within the grace period, or
+   * until `hurry` aborts, then cuts the connections) and closes the store.
+   */
+  close(hurry?: AbortSignal): Promise<DrainReport>;
 }
 
 /** Opens the store, builds the app and listens. Reusable by the demo command. */
@@ -34,16 +55,25 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     keys: store.keys,
     ...(options.clock ? { clock: options.clock } : {}),
     logger: logLevel === false ? false : { level: logLevel },
+    ...(options.limits ? { limits: options.limits } : {}),
+    ...(options.metricsToken === undefined ? {} : { metricsToken: options.metricsToken }),
+    // In-process ingest (the demo's live feed) notifies the app: metrics, cache.
+    onAppend: (listener) => store.onAppend(listener),
   });
+  const graceMs = options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS;
   try {
     const url = await app.listen({ port: options.port, host: options.host });
     return {
       app,
       store,
       url,
-      async close() {
-        await app.close();
-        store.close();
+      async close(hurry) {
+        try {
+          return await drainApp(app, graceMs, hurry);
+        } finally {
+          // Only now: a request still being answered must not find the store closed.
+          store.close();
+        }
       },
     };
   } catch (error) {
@@ -53,43 +83,64 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   }
 }
 
-/** `gridquote serve --db FILE [--port N] [--host H]`; flags override GRIDQUOTE_DB, PORT, HOST. */
+/**
+ * `gridquote serve`: one flag per setting of config.ts (flags override the environment).
+ * Every problem with the settings is one line on stderr and the exit code is 1. On SIGTERM or
+ * SIGINT it drains (see RunningServer.close) and exits 0.
+ */
 export function registerServe(program: Command, io: CliIo = PROCESS_IO): Command {
-  return program
-    .command('serve')
-    .description('serve the query API over a SQLite market data store')
-    .addOption(new Option('--db <file>', 'SQLite store to serve (default: $GRIDQUOTE_DB)'))
-    .addOption(new Option('--port <n>', 'TCP port (default: $PORT or 8080)'))
-    .addOption(new Option('--host <h>', 'interface to bind (default: $HOST or 127.0.0.1)'))
-    .action(async (flags: { db?: string; port?: string; host?: string }) => {
-      const options = serverOptions(flags);
-      const server = await startServer(options);
-      io.stderr.write(`serving ${options.db} at ${server.url}\n`);
-      const stop = () => {
-        server.close().then(
-          () => process.exit(0),
-          () => process.exit(1),
-        );
-      };
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
+  const command = program.command('serve').description('serve the query API over a SQLite market data store');
+  for (const [name, setting] of Object.entries(SETTINGS) as [SettingName, Setting<unknown>][]) {
+    const fallback = setting.fallback === undefined ? '' : ` or ${String(setting.fallback)}`;
+    command.addOption(
+      new Option(
+        `${flagOf(name)} <${setting.placeholder}>`,
+        `${setting.description} (default: $${setting.env}${fallback})`,
+      ),
+    );
+  }
+  return command.action(async (flags: Partial<Record<SettingName, string>>) => {
+    const config = serveConfig(flags);
+    const server = await startServer({
+      db: config.db,
+      port: config.port,
+      host: config.host,
+      logLevel: config.logLevel,
+      limits: config,
+      shutdownGraceMs: config.shutdownGraceMs,
+      metricsToken: config.metricsToken,
     });
+    io.stderr.write(`serving ${config.db} at ${server.url}\n`);
+    await runUntilSignal(
+      { stop: (hurry) => server.close(hurry) },
+      (line) => io.stderr.write(`${line}\n`),
+      config.shutdownGraceMs,
+    );
+  });
 }
 
-function serverOptions(flags: { db?: string; port?: string; host?: string }): ServerOptions {
+/** The settings, plus what serve alone needs: a store that exists. All problems at once. */
+function serveConfig(flags: Partial<Record<SettingName, string>>): Config & { readonly db: string } {
+  let config: Config | undefined;
+  let valid: Partial<Config>;
+  const problems: string[] = [];
   try {
-    const config = loadConfig();
-    const db = flags.db ?? config.db;
-    if (db === undefined) throw new CliError('serve needs a store: pass --db FILE or set GRIDQUOTE_DB');
-    // Opening a missing file would create an empty store: refuse a likely typo instead.
-    if (!existsSync(db)) throw new CliError(`no store at ${db}; create one with gridquote seed or ingest`);
-    return {
-      db,
-      port: flags.port === undefined ? config.port : parsePort(flags.port, '--port'),
-      host: flags.host ?? config.host,
-    };
+    config = loadConfig(undefined, flags);
+    valid = config;
   } catch (error) {
-    if (error instanceof ConfigError) throw new CliError(error.message);
-    throw error;
+    if (!(error instanceof ConfigError)) throw error;
+    problems.push(...error.problems);
+    valid = error.valid;
   }
+  const { db } = valid;
+  const sources = [`${SETTINGS.db.env} `, `${flagOf('db')} `];
+  const dbRefused = problems.some((problem) => sources.some((source) => problem.startsWith(source)));
+  if (db === undefined && !dbRefused) {
+    problems.push(`serve needs a store: pass ${flagOf('db')} FILE or set ${SETTINGS.db.env}`);
+  } else if (db !== undefined && !existsSync(db)) {
+    // Opening a missing file would create an empty store: refuse a likely typo instead.
+    problems.push(`no store at ${db}; create one with gridquote seed or ingest`);
+  }
+  if (config === undefined || db === undefined || problems.length > 0) throw new ConfigError(problems, valid);
+  return { ...config, db };
 }

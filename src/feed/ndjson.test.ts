@@ -30,6 +30,13 @@ const SAMPLES: FeedEvent[] = [
   { type: 'open_interest', ...BASE, code: 'BNH2026', open_interest: 1044 },
   { type: 'message', ...BASE, market: 'au_electricity', board: 'message_board', text: 'RFQ: HNZ6' },
   {
+    type: 'message',
+    ...BASE,
+    market: 'nz_electricity',
+    board: 'registered_trades',
+    text: 'said "hi"\n\ttab \\ back ✓ 😀 \u0001',
+  },
+  {
     type: 'custom_market',
     ...BASE,
     market: 'au_electricity',
@@ -87,6 +94,7 @@ describe('NDJSON feed lines', () => {
 
   it('reads back every type exactly as written', () => {
     for (const event of SAMPLES) {
+      expect(JSON.parse(formatFeedEvent(event))).toEqual(JSON.parse(JSON.stringify(event)));
       const parsed = parseFeedLine(formatFeedEvent(event), 1);
       expect(parsed).toMatchObject({ ok: true, event });
       if (parsed.ok) expect(formatFeedEvent(parsed.event)).toBe(formatFeedEvent(event));
@@ -119,6 +127,19 @@ describe('NDJSON feed lines', () => {
           if (parsed.ok) expect(formatFeedEvent(parsed.event)).toBe(text);
         },
       ),
+    );
+  });
+
+  it('writes any message text as JSON would, escapes included', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', minLength: 1, maxLength: 60 }), (text) => {
+        const event: FeedEvent = { type: 'message', ...BASE, market: 'au_gas', board: 'message_board', text };
+        const line = formatFeedEvent(event);
+        expect(line).toBe(
+          `{"type":"message","date":"20250219","seq":1,"time":"101500","market":"au_gas","board":"message_board","text":${JSON.stringify(text)}}`,
+        );
+        expect(parseFeedLine(line, 1)).toMatchObject({ ok: true, event: { text } });
+      }),
     );
   });
 

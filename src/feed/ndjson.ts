@@ -45,8 +45,18 @@ export function formatFeedEvent(e: FeedEvent): string {
   }
 }
 
-const q = (text: string): string => JSON.stringify(text);
-const nq = (text: string | null): string => (text === null ? 'null' : JSON.stringify(text));
+/** Whether JSON needs escapes for the text: quote, backslash, control characters, surrogates. */
+function needsEscape(text: string): boolean {
+  for (let index = 0; index < text.length; index += 1) {
+    const code = text.charCodeAt(index);
+    if (code < 0x20 || code === 0x22 || code === 0x5c || (code >= 0xd800 && code <= 0xdfff)) return true;
+  }
+  return false;
+}
+
+/** A JSON string: codes, dates and decimals need no escaping, so skip JSON.stringify for them. */
+const q = (text: string): string => (needsEscape(text) ? JSON.stringify(text) : `"${text}"`);
+const nq = (text: string | null): string => (text === null ? 'null' : q(text));
 /** JSON's rendering of a number (what JSON.stringify would write). */
 const num = (value: number): string => JSON.stringify(value);
 const nnum = (value: number | null): string => (value === null ? 'null' : JSON.stringify(value));

@@ -24,7 +24,13 @@ export type FeedValidation =
 
 const COMMON = ['type', 'date', 'seq', 'time'];
 
-const FIELDS: Readonly<Record<FeedEventType, { required: Set<string>; optional: Set<string> }>> = {
+interface Shape {
+  readonly required: readonly string[];
+  /** Required and optional names, as an object: the cheapest membership test per key. */
+  readonly allowed: Readonly<Record<string, true>>;
+}
+
+const FIELDS: Readonly<Record<FeedEventType, Shape>> = {
   book: shape(['code', 'bid', 'bid_size', 'ask', 'ask_size']),
   trade: shape(['code', 'price', 'volume', 'trade_type', 'block'], ['group']),
   settle: shape(['code', 'settle', 'published_at'], ['implied_volatility']),
@@ -34,8 +40,9 @@ const FIELDS: Readonly<Record<FeedEventType, { required: Set<string>; optional: 
   index: shape(['index', 'year', 'value']),
 };
 
-function shape(required: string[], optional: string[] = []) {
-  return { required: new Set([...COMMON, ...required]), optional: new Set(optional) };
+function shape(required: string[], optional: string[] = []): Shape {
+  const all = [...COMMON, ...required];
+  return { required: all, allowed: Object.fromEntries([...all, ...optional].map((name) => [name, true])) };
 }
 
 const MAX_LEGS = 6;
@@ -68,15 +75,24 @@ function checkEvent(value: unknown): FeedValidation {
   const date = checkDate(record.date);
   const seq = checkSeq(record.seq);
   const time = checkTime(record.time);
-  const base = { date, seq, time };
 
   switch (eventType) {
     case 'book': {
       const contract = checkCode(record.code);
       const option = contract.kind === 'option';
-      const [bid, bid_size] = checkSide('bid', record.bid, record.bid_size, option);
-      const [ask, ask_size] = checkSide('ask', record.ask, record.ask_size, option);
-      const event: FeedEvent = { type: 'book', ...base, code: contract.code, bid, bid_size, ask, ask_size };
+      checkSide('bid', record.bid, record.bid_size);
+      checkSide('ask', record.ask, record.ask_size);
+      const event: FeedEvent = {
+        type: 'book',
+        date,
+        seq,
+        time,
+        code: contract.code,
+        bid: record.bid === null ? null : checkPrice('bid', record.bid, option),
+        bid_size: record.bid_size === null ? null : checkCount('bid_size', record.bid_size, 1),
+        ask: record.ask === null ? null : checkPrice('ask', record.ask, option),
+        ask_size: record.ask_size === null ? null : checkCount('ask_size', record.ask_size, 1),
+      };
       return { ok: true, event, contract };
     }
     case 'trade': {
@@ -86,16 +102,10 @@ function checkEvent(value: unknown): FeedValidation {
       const trade_type = checkTradeType(record.trade_type);
       const block = checkBoolean('block', record.block);
       const group = record.group === undefined ? undefined : checkText('group', record.group, 64);
-      const event: FeedEvent = {
-        type: 'trade',
-        ...base,
-        code: contract.code,
-        price,
-        volume,
-        trade_type,
-        block,
-        ...(group === undefined ? {} : { group }),
-      };
+      const event: FeedEvent =
+        group === undefined
+          ? { type: 'trade', date, seq, time, code: contract.code, price, volume, trade_type, block }
+          : { type: 'trade', date, seq, time, code: contract.code, price, volume, trade_type, block, group };
       return { ok: true, event, contract };
     }
     case 'settle': {
@@ -104,14 +114,11 @@ function checkEvent(value: unknown): FeedValidation {
       const published_at = checkCount('published_at', record.published_at, 1);
       const iv = record.implied_volatility;
       const implied_volatility = iv === undefined ? undefined : checkVolatility(iv, contract);
-      const event: FeedEvent = {
-        type: 'settle',
-        ...base,
-        code: contract.code,
-        settle,
-        published_at,
-        ...(implied_volatility === undefined ? {} : { implied_volatility }),
-      };
+      const code = contract.code;
+      const event: FeedEvent =
+        implied_volatility === undefined
+          ? { type: 'settle', date, seq, time, code, settle, published_at }
+          : { type: 'settle', date, seq, time, code, settle, published_at, implied_volatility };
       return { ok: true, event, contract };
     }
     case 'open_interest': {
@@ -119,7 +126,7 @@ function checkEvent(value: unknown): FeedValidation {
       const open_interest = checkCount('open_interest', record.open_interest, 0);
       return {
         ok: true,
-        event: { type: 'open_interest', ...base, code: contract.code, open_interest },
+        event: { type: 'open_interest', date, seq, time, code: contract.code, open_interest },
         contract,
       };
     }
@@ -130,7 +137,7 @@ function checkEvent(value: unknown): FeedValidation {
         throw new Invalid(`board must be message_board or registered_trades, got ${show(board)}`);
       }
       const text = checkText('text', record.text, MAX_TEXT_LENGTH);
-      return { ok: true, event: { type: 'message', ...base, market, board, text } };
+      return { ok: true, event: { type: 'message', date, seq, time, market, board, text } };
     }
     case 'custom_market': {
       const market = checkMarket(record.market);
@@ -138,7 +145,10 @@ function checkEvent(value: unknown): FeedValidation {
       const net = checkPrice('net', record.net, false);
       const size = checkCount('size', record.size, 0);
       const legs = checkLegs(record.legs);
-      return { ok: true, event: { type: 'custom_market', ...base, market, contract, net, size, legs } };
+      return {
+        ok: true,
+        event: { type: 'custom_market', date, seq, time, market, contract, net, size, legs },
+      };
     }
     case 'index': {
       const index = record.index;
@@ -149,16 +159,16 @@ function checkEvent(value: unknown): FeedValidation {
         throw new Invalid(`year must be an integer from ${MIN_YEAR} to ${MAX_YEAR}, got ${show(year)}`);
       }
       const valueText = checkPrice('value', record.value, false);
-      return { ok: true, event: { type: 'index', ...base, index, year, value: valueText } };
+      return { ok: true, event: { type: 'index', date, seq, time, index, year, value: valueText } };
     }
   }
 }
 
 function checkFieldNames(record: Record<string, unknown>, type: FeedEventType): void {
-  const { required, optional } = FIELDS[type];
-  for (const key of Object.keys(record)) {
+  const { required, allowed } = FIELDS[type];
+  for (const key in record) {
     // undefined is how in-process producers leave an optional field out; JSON never yields it
-    if (!required.has(key) && !optional.has(key) && record[key] !== undefined) {
+    if (allowed[key] !== true && Object.hasOwn(record, key) && record[key] !== undefined) {
       throw new Invalid(`unknown field ${show(key)} in a ${type} event`);
     }
   }
@@ -185,10 +195,15 @@ function checkDate(value: unknown): string {
   return value;
 }
 
+/** Valid times seen so far: at most 86,400 entries, and a feed repeats them constantly. */
+const validTimes = new Set<string>();
+
 function checkTime(value: unknown): string {
+  if (typeof value === 'string' && validTimes.has(value)) return value;
   if (typeof value !== 'string' || !isValidTime(value)) {
     throw new Invalid(`time must be HHmmss (000000-235959), got ${show(value)}`);
   }
+  validTimes.add(value);
   return value;
 }
 
@@ -256,17 +271,10 @@ function checkCount(field: string, value: unknown, min: 0 | 1): number {
 }
 
 /** A book side is a price and a size together, or absent (both null). */
-function checkSide(
-  side: 'bid' | 'ask',
-  price: unknown,
-  size: unknown,
-  option: boolean,
-): [string, number] | [null, null] {
-  if (price === null && size === null) return [null, null];
-  if (price === null || size === null) {
+function checkSide(side: 'bid' | 'ask', price: unknown, size: unknown): void {
+  if ((price === null) !== (size === null)) {
     throw new Invalid(`${side} and ${side}_size must both be set or both be null`);
   }
-  return [checkPrice(side, price, option), checkCount(`${side}_size`, size, 1)];
 }
 
 function checkTradeType(value: unknown): TradeType {

@@ -44,6 +44,9 @@ export function createApiKey(input: {
   readonly name?: string;
   /** yyyyMMdd, last valid day (Sydney). */
   readonly expiresOn?: string;
+  /** Requests per second / minute; absent = the level's default; 0 = unlimited. */
+  readonly perSecond?: number;
+  readonly perMinute?: number;
   readonly now: Date;
 }): NewKey {
   const id = randomBytes(6).toString('hex');
@@ -58,8 +61,8 @@ export function createApiKey(input: {
       createdAt: input.now.toISOString(),
       expiresOn: input.expiresOn ?? null,
       revokedAt: null,
-      perSecond: null,
-      perMinute: null,
+      perSecond: input.perSecond ?? null,
+      perMinute: input.perMinute ?? null,
     },
   };
 }

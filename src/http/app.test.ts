@@ -21,7 +21,7 @@ const OPERATIONS = [
 ];
 
 describe('every response', () => {
-  it('carries API-Version, X-Request-Id and Vary: Accept, errors included', async () => {
+  it('carries API-Version, X-Request-Id and Vary: Accept, Accept-Encoding, errors included', async () => {
     const ids = new Set<string>();
     for (const [url, key] of [
       ['/api/epi', 'historical'],
@@ -31,7 +31,7 @@ describe('every response', () => {
     ] as const) {
       const response = await api.get(url, { key });
       expect(response.headers['api-version']).toBe('1');
-      expect(response.headers.vary).toBe('Accept');
+      expect(response.headers.vary).toBe('Accept, Accept-Encoding');
       const id = String(response.headers['x-request-id']);
       expect(id).toMatch(/^[0-9a-f-]{36}$/);
       ids.add(id);

@@ -1,9 +1,17 @@
 import { randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
 import type { DestinationStream } from 'pino';
-import type { KeyStore, MarketReader } from '../store/store.js';
+import type { KeyStore, MarketReader, MarketStore } from '../store/store.js';
+import { createResponseCache } from './answer.js';
 import { guardStore } from './guard-store.js';
+import { registerHealth } from './health.js';
+import { DrainingServer } from './http-server.js';
+import { DEFAULT_HTTP_LIMITS, type HttpLimits, rejectLongUrls } from './limits.js';
+import { createMetrics } from './metrics.js';
+import { registerMetricsEndpoint } from './metrics-endpoint.js';
+import { createObservability } from './observability.js';
 import { type RouteDependencies, registerRoute } from './operation.js';
 import {
   PROBLEM_CONTENT_TYPE,
@@ -12,6 +20,8 @@ import {
   problemBody,
   problemStatus,
 } from './problems.js';
+import { createRateLimiter, type RateLimitOptions, type RateLimitStoreFactory } from './rate-limit.js';
+import { registerDocumentation } from './reference-page.js';
 import { problemOf, sendProblem } from './reply.js';
 import { dataRoute } from './routes/data.js';
 import { datamineRoute } from './routes/datamine.js';
@@ -30,11 +40,23 @@ export interface AppOptions {
   readonly clock?: () => Date;
   /** Pino level and destination, or false for none. The Authorization header is always redacted. */
   readonly logger?: false | { readonly level?: string; readonly stream?: DestinationStream };
+  /** Request size and time limits (limits.ts); the defaults when omitted. */
+  readonly limits?: HttpLimits;
+  /** Requests per key and window by access level (0 = unlimited); default 10/s and 60/min. */
+  readonly rateLimits?: RateLimitOptions;
+  /** Where rate-limit counters live: in memory by default; a shared store for replicas. */
+  readonly rateLimitStore?: RateLimitStoreFactory;
+  /** Byte budget of the in-memory answer cache (default 64 MiB); 0 turns it off. */
+  readonly cacheBytes?: number;
+  /** The store's commit notices: stale cached answers are dropped at once rather than lazily. */
+  readonly onAppend?: MarketStore['onAppend'];
+  /** Bearer token that opens GET /metrics to any client; without one only loopback clients may scrape. */
+  readonly metricsToken?: string;
 }
 
 export const API_VERSION = '1';
 
-const COMMON_HEADERS = { 'api-version': API_VERSION, vary: 'Accept' } as const;
+const COMMON_HEADERS = { 'api-version': API_VERSION, vary: 'Accept, Accept-Encoding' } as const;
 const ALLOWED_METHODS = 'GET, HEAD';
 /** Keys must never reach a log line, whatever a log call includes. */
 const REDACT = ['req.headers.authorization', 'headers.authorization', 'request.headers.authorization'];
@@ -49,11 +71,17 @@ const FRAMEWORK_STATUS: Readonly<Record<number, ProblemCode>> = {
 };
 
 export function buildApp(options: AppOptions): FastifyInstance {
+  const reader = guardStore(options.reader);
+  const clock = options.clock ?? (() => new Date());
   const deps: RouteDependencies = {
-    reader: guardStore(options.reader),
+    reader,
     keys: guardStore(options.keys),
-    clock: options.clock ?? (() => new Date()),
+    clock,
+    rateLimiter: createRateLimiter({ limits: options.rateLimits, store: options.rateLimitStore }),
+    cache: createResponseCache(options.cacheBytes),
+    metrics: createMetrics({ reader, clock }),
   };
+  const observability = createObservability({ metrics: deps.metrics, logging: Boolean(options.logger) });
   const app = Fastify({
     logger: options.logger
       ? {
@@ -63,6 +91,8 @@ export function buildApp(options: AppOptions): FastifyInstance {
         }
       : false,
     genReqId: () => randomUUID(),
+    // observability.ts logs one line per request instead of Fastify's two.
+    logController: new LogController({ disableRequestLogging: true }),
     requestIdHeader: false,
     routerOptions: {
       ignoreTrailingSlash: true,
@@ -70,24 +100,38 @@ export function buildApp(options: AppOptions): FastifyInstance {
       querystringParser: () => ({}),
     },
     frameworkErrors: (error, request, reply) => {
+      observability.observeFrameworkError(request, reply);
       reply.headers(COMMON_HEADERS).header('x-request-id', request.id);
       const detail =
         error.code === 'FST_ERR_BAD_URL' ? 'the URL is not validly percent-encoded' : error.message;
       sendProblem(reply, { code: 'bad-request', detail });
     },
     clientErrorHandler: writeClientError,
+    serverFactory: (handler) => new DrainingServer(options.limits ?? DEFAULT_HTTP_LIMITS, handler),
+    // While closing, a request that still arrives on an open connection is served (with
+    // Connection: close) rather than refused with Fastify's non-problem 503: it was accepted.
+    return503OnClosing: false,
   } satisfies FastifyServerOptions);
+
+  const { cache } = deps;
+  const unsubscribe = cache && options.onAppend?.((notice) => cache.dropStale(notice.dates));
+  if (unsubscribe) app.addHook('onClose', async () => unsubscribe());
+  const stopCounting = options.onAppend?.((notice) => deps.metrics.appended(notice));
+  if (stopCounting) app.addHook('onClose', async () => stopCounting());
+  // Before any route: each route gets its own log-and-metrics hook as it is registered.
+  observability.install(app);
 
   app.addHook('onRequest', (request, reply, done) => {
     reply.headers(COMMON_HEADERS).header('x-request-id', request.id);
     done();
   });
+  rejectLongUrls(app, (options.limits ?? DEFAULT_HTTP_LIMITS).maxUrlBytes);
 
   // Nothing here takes a body: never parse one, so other methods reach the 405 answer.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
 
-  const paths = new Set([
+  const operations = [
     registerRoute(app, deps, tickerRoute),
     registerRoute(app, deps, epiRoute),
     registerRoute(app, deps, npiRoute),
@@ -97,6 +141,13 @@ export function buildApp(options: AppOptions): FastifyInstance {
     registerRoute(app, deps, dataRoute),
     registerRoute(app, deps, intradayRoute),
     registerRoute(app, deps, datamineRoute),
+  ];
+  // Public: documentation, probes and (loopback or token) metrics need no API key.
+  const paths = new Set([
+    ...operations.map((route) => route.path),
+    ...registerDocumentation(app, operations),
+    ...registerHealth(app, deps.reader),
+    registerMetricsEndpoint(app, deps.metrics, options.metricsToken),
   ]);
 
   app.setNotFoundHandler((request, reply) => {
@@ -146,18 +197,16 @@ function pathOf(url: string): string {
  */
 function writeClientError(error: Error & { code?: string }, socket: Socket): void {
   if (error.code === 'ECONNRESET' || !socket.writable) return;
-  const code: ProblemCode = error.code === 'HPE_HEADER_OVERFLOW' ? 'header-fields-too-large' : 'bad-request';
-  const problem: Problem = {
-    code,
-    detail:
-      code === 'bad-request'
-        ? 'the request could not be parsed as HTTP/1.1'
-        : 'the request headers are too large',
-  };
+  const problem: Problem =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? { code: 'header-fields-too-large', detail: 'the request headers are too large' }
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? { code: 'request-timeout', detail: 'the request did not arrive in time' }
+        : { code: 'bad-request', detail: 'the request could not be parsed as HTTP/1.1' };
   const body = problemBody(problem);
-  const status = problemStatus(code);
+  const status = problemStatus(problem.code);
   socket.end(
-    `HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
       `Content-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
       `API-Version: ${API_VERSION}\r\nConnection: close\r\n\r\n${body}`,
   );

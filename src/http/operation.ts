@@ -1,11 +1,16 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { QueryContext } from '../query/context.js';
 import type { KeyStore, MarketReader } from '../store/store.js';
+import { sendAnswer } from './answer.js';
 import { authenticate } from './auth.js';
-import { CONTENT_TYPES, negotiate } from './negotiation.js';
+import type { Metrics } from './metrics.js';
+import { negotiate } from './negotiation.js';
+import type { OperationDocs } from './operation-docs.js';
 import { type OperationSpec, type ParamDefs, type ParamValues, readParams } from './params.js';
 import { HttpProblem } from './problems.js';
+import type { RateLimiter } from './rate-limit.js';
 import { problemOf, sendProblem } from './reply.js';
+import type { ResponseCache } from './response-cache.js';
 
 /** One operation: its path, parameter spec, query and the two writers of its answer. */
 export interface Route<S extends ParamDefs, R> {
@@ -14,6 +19,13 @@ export interface Route<S extends ParamDefs, R> {
   readonly run: (context: QueryContext, values: ParamValues<S>) => R;
   readonly json: (result: R) => string;
   readonly csv: (result: R) => string;
+  /** Summary, prose, examples and response schema for the OpenAPI document (openapi.ts). */
+  readonly docs: OperationDocs<S>;
+  /**
+   * The trading day the answer is about (a range's last day). A past day that the request
+   * names makes the answer immutable (answer.ts); without it the answer is the current day's.
+   */
+  readonly dateOf?: (result: R) => string | undefined;
 }
 
 export function defineRoute<S extends ParamDefs, R>(route: Route<S, R>): Route<S, R> {
@@ -24,21 +36,30 @@ export interface RouteDependencies {
   readonly reader: MarketReader;
   readonly keys: KeyStore;
   readonly clock: () => Date;
+  readonly rateLimiter: RateLimiter;
+  /** Serialised answers; undefined when caching is off. */
+  readonly cache: ResponseCache | undefined;
+  /** Prometheus metrics of the app; the cache counts its hits and misses here. */
+  readonly metrics: Metrics;
 }
 
 /**
- * Registers GET (and so HEAD) for an operation. The pipeline, in this order: authenticate
- * (before any parameter is looked at), read parameters (400 with every issue), negotiate (406),
- * query (404), write the answer in one string. Returns the path.
+ * Registers GET and HEAD for an operation. The pipeline, in this order: authenticate
+ * (before any parameter is looked at), count against the key's rate limits (429), read
+ * parameters (400 with every issue), negotiate (406), then answer.ts: the cached bytes or the
+ * query (404) written in one string, with ETag, 304 and compression. Returns the route (app.ts
+ * documents what it registered).
  */
 export function registerRoute<S extends ParamDefs, R>(
   app: FastifyInstance,
   deps: RouteDependencies,
   route: Route<S, R>,
-): string {
-  app.get(route.path, (request, reply) => {
+): Route<S, R> {
+  const handle = async (request: FastifyRequest, reply: FastifyReply) => {
     try {
       const key = authenticate(deps.keys, request.headers.authorization, deps.clock);
+      request.keyId = key.id;
+      await deps.rateLimiter.admit(key, reply);
       const { values, format, ignored } = readParams(route.spec, request.url, key.level);
       if (ignored.length > 0) reply.header('ignored-parameters', ignored.join(', '));
       const representation = format ?? negotiate(request.headers.accept);
@@ -48,12 +69,12 @@ export function registerRoute<S extends ParamDefs, R>(
           detail: 'this operation answers application/json or text/csv (or send format=json|csv)',
         });
       }
-      const result = route.run({ reader: deps.reader, access: key.level, clock: deps.clock }, values);
-      const body = representation === 'csv' ? route.csv(result) : route.json(result);
-      return reply.code(200).header('content-type', CONTENT_TYPES[representation]).send(body);
+      return await sendAnswer(deps, request, reply, route, { values, representation, level: key.level });
     } catch (error) {
       return sendProblem(reply, problemOf(request, error));
     }
-  });
-  return route.path;
+  };
+  // HEAD registered with GET, not derived from it: the derived one writes Content-Length: 0 on a 304.
+  app.route({ method: ['GET', 'HEAD'], url: route.path, handler: handle });
+  return route;
 }

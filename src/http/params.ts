@@ -1,6 +1,7 @@
 import { parseFuturesQuery, parseOptionsQuery } from '../domain/codes.js';
+import { MONTH_LETTERS } from '../domain/contract.js';
 import { isValidDate, isValidTime } from '../domain/dates.js';
-import { isMarketCode, MARKET_CODES, type MarketCode } from '../domain/markets.js';
+import { isMarketCode, MARKET_CODES, type MarketCode, OPTION_MARKETS } from '../domain/markets.js';
 import type { AccessLevel, ContractParam } from '../query/context.js';
 import { invalidParameters, type ParamIssue } from '../query/errors.js';
 import type { Representation } from './negotiation.js';
@@ -19,7 +20,16 @@ export interface ParamDef<T> {
   readonly dateLike?: boolean;
   /** One line for docs. */
   readonly description: string;
+  /** JSON Schema of the (string) value for the OpenAPI document: it matches every value `parse` accepts. */
+  readonly schema?: ParamSchema;
 }
+
+export interface ParamSchema {
+  readonly pattern?: string;
+  readonly enum?: readonly string[];
+}
+
+const MONTH = `[${MONTH_LETTERS}]`;
 
 export type ParamDefs = Readonly<Record<string, ParamDef<unknown>>>;
 
@@ -48,13 +58,20 @@ export interface ReadParams<S extends ParamDefs> {
 }
 
 export const marketParam: ParamDef<MarketCode> = {
-  description: 'market code',
+  description:
+    'A market code: `au_electricity`, `nz_electricity`, `au_gas`, `au_environmental`, `nz_environmental`.',
+  schema: { enum: MARKET_CODES },
   parse: (text) =>
     isMarketCode(text) ? { value: text } : { error: `expected one of ${MARKET_CODES.join(', ')}` },
 };
 
 export const futuresParam: ParamDef<ContractParam> = {
-  description: 'market code or futures code (initial or exact)',
+  description:
+    'A market code (all its futures) or a futures code: initial (`BNH`: every March base quarter of NSW) ' +
+    'or exact (`BNH2026`, also `BNH2026F` as the trade log writes it). A well-formed code naming no listed ' +
+    'contract is a 404.',
+  // Well-formed codes; one naming no listed contract passes here and is a 404 (codes.ts).
+  schema: { pattern: `^(${MARKET_CODES.join('|')}|[A-Z]{2}${MONTH}(\\d{4}F?)?)$` },
   parse(text) {
     const parsed = parseFuturesQuery(text);
     return parsed.ok || parsed.reason === 'unknown'
@@ -64,7 +81,13 @@ export const futuresParam: ParamDef<ContractParam> = {
 };
 
 export const optionsParam: ParamDef<ContractParam> = {
-  description: 'au_electricity, nz_electricity or an options code',
+  description:
+    '`au_electricity`, `nz_electricity` (all their options) or an options code: initial (`BNH`), with year ' +
+    '(`BNH2026`), with type (`BNH2026C`) or exact (`BNH20260010000` = call and put at strike 100.00, ' +
+    '`BNH20260010000C`, or type first `BNH2026C0010000`). A well-formed code naming no listed contract is a 404.',
+  schema: {
+    pattern: `^(${OPTION_MARKETS.join('|')}|[A-Z]{2}${MONTH}(\\d{4}([CP]|\\d{7}[CP]?|[CP]\\d{7})?)?)$`,
+  },
   parse(text) {
     const parsed = parseOptionsQuery(text);
     return parsed.ok || parsed.reason === 'unknown'
@@ -74,13 +97,16 @@ export const optionsParam: ParamDef<ContractParam> = {
 };
 
 export const dateParam: ParamDef<string> = {
-  description: 'yyyyMMdd',
+  description: 'A calendar date `yyyyMMdd`; a day without data is a 404 naming the nearest one.',
   dateLike: true,
+  // The shape only: a day that does not exist (20250231) is still a 400.
+  schema: { pattern: '^20\\d{2}(0[1-9]|1[0-2])(0[1-9]|[12]\\d|3[01])$' },
   parse: (text) => (isValidDate(text) ? { value: text } : { error: 'expected a calendar date yyyyMMdd' }),
 };
 
 export const timeParam: ParamDef<string> = {
-  description: 'HHmmss',
+  description: 'A time `HHmmss` (Sydney exchange time), inclusive.',
+  schema: { pattern: '^([01]\\d|2[0-3])[0-5]\\d[0-5]\\d$' },
   parse: (text) =>
     isValidTime(text) ? { value: text } : { error: 'expected a time HHmmss (000000-235959)' },
 };
@@ -88,12 +114,19 @@ export const timeParam: ParamDef<string> = {
 export function enumParam<V extends string>(values: readonly V[]): ParamDef<V> {
   return {
     description: values.join(' | '),
+    schema: { enum: values },
     parse: (text) =>
       (values as readonly string[]).includes(text)
         ? { value: text as V }
         : { error: `expected one of ${values.join(', ')}` },
   };
 }
+
+/**
+ * No valid value is longer than 17 characters: a longer one is refused before any parser or
+ * message sees it, so no parser's cost or detail text grows with the input.
+ */
+export const MAX_VALUE_LENGTH = 64;
 
 /** Accepted by every operation. */
 const formatParam = enumParam<Representation>(['json', 'csv']);
@@ -190,6 +223,10 @@ export function readParams<S extends ParamDefs>(
   const values: Record<string, unknown> = {};
   let format: Representation | undefined;
   for (const [name, text] of sent) {
+    if (text.length > MAX_VALUE_LENGTH) {
+      issues.push({ parameter: name, message: `longer than ${MAX_VALUE_LENGTH} characters` });
+      continue;
+    }
     const parsed = name === FORMAT ? formatParam.parse(text) : (defs[name] as ParamDef<unknown>).parse(text);
     if ('error' in parsed) issues.push({ parameter: name, message: parsed.error });
     else if (name === FORMAT) format = parsed.value as Representation;

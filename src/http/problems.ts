@@ -7,14 +7,17 @@ import type { ParamIssue, QueryErrorCode } from '../query/errors.js';
 export type ProblemCode =
   | QueryErrorCode
   | 'unauthorized'
+  | 'forbidden'
   | 'not-found'
   | 'method-not-allowed'
+  | 'request-timeout'
   | 'not-acceptable'
   | 'bad-request'
   | 'uri-too-long'
   | 'payload-too-large'
   | 'unsupported-media-type'
   | 'header-fields-too-large'
+  | 'rate-limited'
   | 'store-unavailable'
   | 'internal-error';
 
@@ -27,14 +30,17 @@ export const PROBLEMS: Readonly<Record<ProblemCode, ProblemKind>> = {
   'invalid-parameters': { status: 400, title: 'Invalid parameters' },
   'bad-request': { status: 400, title: 'Bad request' },
   unauthorized: { status: 401, title: 'Missing or invalid API key' },
+  forbidden: { status: 403, title: 'Forbidden' },
   'unknown-contract': { status: 404, title: 'No such contract' },
   'no-data': { status: 404, title: 'No data for this date' },
   'not-found': { status: 404, title: 'Not found' },
   'method-not-allowed': { status: 405, title: 'Method not allowed' },
   'not-acceptable': { status: 406, title: 'Not acceptable' },
+  'request-timeout': { status: 408, title: 'Request timeout' },
   'payload-too-large': { status: 413, title: 'Request body too large' },
   'uri-too-long': { status: 414, title: 'URI too long' },
   'unsupported-media-type': { status: 415, title: 'Unsupported media type' },
+  'rate-limited': { status: 429, title: 'Too many requests' },
   'header-fields-too-large': { status: 431, title: 'Request header fields too large' },
   'internal-error': { status: 500, title: 'Internal error' },
   'store-unavailable': { status: 503, title: 'Market data store unavailable' },
@@ -50,7 +56,7 @@ export interface Problem {
   readonly detail: string;
   readonly issues?: readonly ParamIssue[];
   readonly extensions?: Readonly<Record<string, string>>;
-  /** Response headers the refusal needs (WWW-Authenticate, Allow). */
+  /** Response headers the refusal needs (WWW-Authenticate, Allow, Retry-After). */
   readonly headers?: Readonly<Record<string, string>>;
 }
 

@@ -9,6 +9,8 @@ import {
   StoreUnavailableError,
 } from './problems.js';
 
+const STORE_RETRY_AFTER_SECONDS = '5';
+
 export function sendProblem(reply: FastifyReply, problem: Problem): FastifyReply {
   if (problem.headers) reply.headers(problem.headers);
   return reply
@@ -25,7 +27,12 @@ export function problemOf(request: FastifyRequest, error: unknown): Problem {
   if (error instanceof HttpProblem) return error.problem;
   if (error instanceof StoreUnavailableError) {
     request.log.error({ err: error.cause ?? error }, 'store unavailable');
-    return { code: 'store-unavailable', detail: 'the market data store is unavailable; retry shortly' };
+    return {
+      code: 'store-unavailable',
+      detail: 'the market data store is unavailable; retry shortly',
+      // SQLite waits 5 s for a lock before failing: a retry sooner would likely meet it again.
+      headers: { 'retry-after': STORE_RETRY_AFTER_SECONDS },
+    };
   }
   request.log.error({ err: error }, 'unexpected failure');
   return { code: 'internal-error', detail: `unexpected failure; quote request id ${request.id}` };

@@ -11,7 +11,7 @@ export interface IngestLinesOptions {
   readonly onProgress?: (lines: number) => void;
 }
 
-const DEFAULT_CHUNK = 10_000;
+const DEFAULT_CHUNK = 50_000;
 
 /**
  * Ingests NDJSON lines (a file, stdin) as ONE batch in one transaction: every line is stored

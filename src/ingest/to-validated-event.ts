@@ -12,12 +12,15 @@ import type { ValidatedEvent } from '../store/store.js';
  */
 export function toValidatedEvent(event: FeedEvent, contract: Contract | undefined): ValidatedEvent {
   const line = formatFeedEvent(event);
-  const base = { date: event.date, seq: event.seq, time: event.time, line };
+  const { date, seq, time } = event;
   switch (event.type) {
     case 'book':
       return {
         type: 'book',
-        ...base,
+        date,
+        seq,
+        time,
+        line,
         contract: need(contract),
         bidCents: event.bid === null ? null : cents(event.bid),
         bidSize: event.bid_size,
@@ -27,7 +30,10 @@ export function toValidatedEvent(event: FeedEvent, contract: Contract | undefine
     case 'trade':
       return {
         type: 'trade',
-        ...base,
+        date,
+        seq,
+        time,
+        line,
         contract: need(contract),
         priceCents: cents(event.price),
         volume: event.volume,
@@ -38,18 +44,32 @@ export function toValidatedEvent(event: FeedEvent, contract: Contract | undefine
     case 'settle':
       return {
         type: 'settle',
-        ...base,
+        date,
+        seq,
+        time,
+        line,
         contract: need(contract),
         settleCents: cents(event.settle),
         publishedAt: event.published_at,
         impliedVolatility: event.implied_volatility === undefined ? null : cents(event.implied_volatility),
       };
     case 'open_interest':
-      return { type: 'open_interest', ...base, contract: need(contract), openInterest: event.open_interest };
+      return {
+        type: 'open_interest',
+        date,
+        seq,
+        time,
+        line,
+        contract: need(contract),
+        openInterest: event.open_interest,
+      };
     case 'message':
       return {
         type: 'message',
-        ...base,
+        date,
+        seq,
+        time,
+        line,
         market: event.market as MarketCode,
         board: event.board,
         text: event.text,
@@ -57,7 +77,10 @@ export function toValidatedEvent(event: FeedEvent, contract: Contract | undefine
     case 'custom_market':
       return {
         type: 'custom_market',
-        ...base,
+        date,
+        seq,
+        time,
+        line,
         market: event.market as MarketCode,
         contract: event.contract,
         netCents: cents(event.net),
@@ -65,7 +88,16 @@ export function toValidatedEvent(event: FeedEvent, contract: Contract | undefine
         legs: event.legs.map((leg) => ({ priceCents: cents(leg.price), ratioHundredths: cents(leg.ratio) })),
       };
     case 'index':
-      return { type: 'index', ...base, index: event.index, year: event.year, valueCents: cents(event.value) };
+      return {
+        type: 'index',
+        date,
+        seq,
+        time,
+        line,
+        index: event.index,
+        year: event.year,
+        valueCents: cents(event.value),
+      };
   }
 }
 

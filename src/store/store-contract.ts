@@ -145,6 +145,19 @@ export function describeMarketStore(name: string, open: () => MarketStore | Prom
         expect(() => store.writer.append([other])).toThrow(EventConflictError);
       });
 
+      it('recognises replays and conflicts across sparse seq numbers', () => {
+        const events = [
+          trade(D1, 1, '100000', 'BNH2026', 12400, 1),
+          trade(D1, 5_000_000, '100001', 'BNH2026', 12401, 1),
+          trade(D2, 7, '100000', 'BNH2026', 12402, 1),
+        ];
+        expect(store.writer.append(events)).toEqual({ added: 3, skipped: 0 });
+        expect(store.writer.append([...events].reverse())).toEqual({ added: 0, skipped: 3 });
+        const changed = trade(D1, 5_000_000, '100001', 'BNH2026', 12403, 1);
+        expect(() => store.writer.append([events[0] as ValidatedEvent, changed])).toThrow(EventConflictError);
+        expect(store.reader.version()).toBe(3);
+      });
+
       it('exports the stream by date then seq, whatever the arrival order', () => {
         store.writer.append([...dayTwo()].reverse());
         store.writer.append(dayOne());

@@ -86,11 +86,11 @@ export interface IntradayRow {
   readonly lowCents: number | null;
   /** Last on-screen traded price today; null when nothing traded. */
   readonly lastCents: number | null;
-  /** Today's traded volume (all trade types). */
+  /** Today's traded volume (all trade types); null when nothing traded today. */
   readonly volume: number | null;
   /** Open interest at the previous close. */
   readonly openInterest: number | null;
-  /** Previous close's open interest minus the close before it. */
+  /** Previous close's open interest minus the close before it; null unless both are known. */
   readonly openInterestChange: number | null;
   /** Previous day's settlement price. */
   readonly settleCents: number | null;
@@ -178,7 +178,10 @@ export interface MarketReader {
   customMarkets(query: { date: string; market: MarketCode; from?: string }): CustomMarketRow[];
   /** End-of-day records of a date, by code ascending. */
   endOfDay(query: { date: string; selection: Selection }): EndOfDayRow[];
-  /** Intraday snapshot of a date, by code ascending; previous-day fields from the prior date. */
+  /**
+   * Intraday snapshot of a date, by code ascending: every contract of the selection with data
+   * that date or the previous date of its market; previous-day fields from that prior date.
+   */
   intraday(query: { date: string; selection: Selection }): IntradayRow[];
   indexValues(query: { index: IndexName; date: string }): IndexRow[];
   /** Trade sums per group over [from, to]; tradingDays = dates of the market with data in it. */

@@ -2,6 +2,7 @@ import { datamineCsv, datamineJson } from '../../format/datamine.js';
 import { DATAMINE_TYPES, datamineParamIssues, queryDatamine } from '../../query/datamine.js';
 import { defineRoute } from '../operation.js';
 import { dateParam, enumParam, theOne } from '../params.js';
+import { datamineResponse } from '../response-schemas.js';
 
 /** GET /api/datamine (spec 4.9). from and to are dates here, so end_of_day ignores them too. */
 export const datamineRoute = defineRoute({
@@ -23,4 +24,29 @@ export const datamineRoute = defineRoute({
     }),
   json: datamineJson,
   csv: datamineCsv,
+  docs: {
+    summary: 'Exchange statistics: volume and open interest by region',
+    tag: 'statistics',
+    description:
+      'Measures by region and product class. Volume types (`au-volume`, `nz-volume`) sum trades over ' +
+      '`from`-`to` (at most 366 days apart) and add block, efp and the daily `average`; `au-oi` gives open ' +
+      'interest at the close of `date`. Each cell is rounded half up to whole units; totals add the displayed ' +
+      'cells. Sending `from`/`to` with `au-oi`, or `date` with a volume type, is a 400.',
+    params: {
+      type: 'The statistics.',
+      from: 'Volume types: first day (inclusive); default 365 days before `to`.',
+      to: "Volume types: last day (inclusive); default the market's latest day.",
+      date: 'au-oi: the day; default the latest day.',
+    },
+    examples: {
+      'nz-volume': 'type=nz-volume',
+      'au-volume': 'type=au-volume&from=20250226&to=20250228',
+      'au-oi': 'type=au-oi&date=20250227',
+    },
+    response: datamineResponse,
+    csv:
+      'One section per measure (its name, a `state` header, one row per region), a blank line between ' +
+      'sections.',
+  },
+  dateOf: (result) => (result.kind === 'volume' ? result.to : result.date),
 });

@@ -2,6 +2,7 @@ import { intradayCsv, intradayJson } from '../../format/intraday.js';
 import { queryIntraday } from '../../query/intraday.js';
 import { defineRoute } from '../operation.js';
 import { futuresParam, optionsParam, theOne } from '../params.js';
+import { intradayResponse } from '../response-schemas.js';
 
 /** GET /api/intraday (spec 4.8). */
 export const intradayRoute = defineRoute({
@@ -13,4 +14,21 @@ export const intradayRoute = defineRoute({
   run: (context, params) => queryIntraday(context, { code: theOne(params.futures, params.options) }),
   json: intradayJson,
   csv: intradayCsv,
+  docs: {
+    summary: 'Intraday snapshot by contract',
+    tag: 'intraday',
+    description:
+      "Per-contract snapshot of the current trading day, by code. `settle` is the previous day's " +
+      'settlement, `last` the last on-screen price today, `net_change` = last - settle (null when nothing ' +
+      'traded today), `open_interest` as at the previous close. Absent values are null.',
+    examples: {
+      futures: 'futures=BNH',
+      'options-puts': 'options=BNH2026P',
+      market: 'futures=nz_electricity',
+    },
+    response: intradayResponse,
+    csv:
+      'Columns code, bid_size, bid, ask_size, ask, high, low, last, net_change (futures), volume, ' +
+      'open_interest, open_interest_net_change, settle, implied_volatility (options); absent values empty.',
+  },
 });

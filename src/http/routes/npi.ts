@@ -2,6 +2,7 @@ import { indexCsv, indexJson } from '../../format/index-values.js';
 import { queryIndex } from '../../query/index-values.js';
 import { defineRoute } from '../operation.js';
 import { dateParam } from '../params.js';
+import { npiResponse } from '../response-schemas.js';
 
 /** GET /api/npi (spec 4.3). */
 export const npiRoute = defineRoute({
@@ -10,4 +11,16 @@ export const npiRoute = defineRoute({
   run: (context, params) => queryIndex(context, { index: 'npi', date: params.date }),
   json: indexJson,
   csv: indexCsv,
+  docs: {
+    summary: 'Electricity price index (NZ) by calendar year',
+    tag: 'end of day',
+    description:
+      'npi: for each calendar year on the curve, the mean of the Otahuhu and Benmore base-load ' +
+      'calendar-year strip settlement prices on that date. One row per year.',
+    params: { date: 'The day; default: the latest day with index values.' },
+    examples: { latest: '', 'a-day-csv': 'date=20250226&format=csv' },
+    response: npiResponse,
+    csv: 'Columns date, year, npi.',
+  },
+  dateOf: (result) => result.date,
 });

@@ -2,6 +2,7 @@ import { tickerCsv, tickerJson } from '../../format/ticker.js';
 import { queryTicker, TICKER_TYPES, tickerParamIssues } from '../../query/ticker.js';
 import { defineRoute } from '../operation.js';
 import { dateParam, enumParam, futuresParam, optionsParam, theOne, timeParam } from '../params.js';
+import { tickerResponse } from '../response-schemas.js';
 
 /** GET /api/ticker (spec 4.1). */
 export const tickerRoute = defineRoute({
@@ -30,4 +31,29 @@ export const tickerRoute = defineRoute({
     }),
   json: tickerJson,
   csv: tickerCsv,
+  docs: {
+    summary: 'Ticker messages: book, trade and settlement',
+    tag: 'intraday',
+    description:
+      'Book, trade and settlement messages of the selected contracts, newest first (time, then arrival). ' +
+      'Without `date`: the current trading day (the latest day the store holds) within the `from`-`to` window. ' +
+      'With `date`: that whole day. The effective day and bounds are echoed in the envelope.',
+    params: {
+      type: 'Only messages of this type.',
+      date: 'A whole past day (the window is then 000000-235959).',
+      from: "Lower bound of the current day's window; default 000000. Must not be after `to`.",
+      to: "Upper bound of the window; default: the exchange clock's time when the current day is today, else 235959.",
+    },
+    examples: {
+      'futures-trades': 'futures=BNH&type=trade',
+      'options-settle': 'options=BNH2026C&type=settle',
+      'past-day': 'futures=BNH2026&date=20250228',
+      'market-window': 'futures=au_gas&from=100000&to=160000',
+    },
+    response: tickerResponse,
+    csv:
+      'Columns time, code, type, bid, bid_size, ask, ask_size, price, volume, timestamp_settle, settle, ' +
+      "implied_volatility; cells that do not apply to the row's type are empty; no envelope fields.",
+  },
+  dateOf: (result) => result.date,
 });

@@ -2,6 +2,7 @@ import { tradeLogCsv, tradeLogJson } from '../../format/tradelog.js';
 import { queryTradeLog } from '../../query/tradelog.js';
 import { defineRoute } from '../operation.js';
 import { dateParam, futuresParam, marketParam, optionsParam, theOne } from '../params.js';
+import { tradelogResponse } from '../response-schemas.js';
 
 /** GET /api/tradelog (spec 4.4). */
 export const tradelogRoute = defineRoute({
@@ -20,4 +21,24 @@ export const tradelogRoute = defineRoute({
     }),
   json: tradeLogJson,
   csv: tradeLogCsv,
+  docs: {
+    summary: "A trading day's trade log",
+    tag: 'end of day',
+    description:
+      'Every trade of a day in time order, with a summary (JSON only). A market means its futures and, in ' +
+      'electricity, its options. Futures codes carry the F suffix; electricity rows add `hours` and ' +
+      '`face_value` (volume x price x hours x MW per lot). Trade types: N normal (on screen, or a strip), ' +
+      'Z strip leg at its allocated price, B block trade, E exchange for physical.',
+    params: { date: "The day; default: the latest day of the code's market." },
+    examples: {
+      market: 'market=au_electricity',
+      'futures-day': 'futures=HNM2026&date=20250227',
+      gas: 'market=au_gas&format=csv',
+    },
+    response: tradelogResponse,
+    csv:
+      'Columns date, time, code, trade_type, volume, price, and hours, face_value in the electricity ' +
+      'markets; no summary.',
+  },
+  dateOf: (result) => result.date,
 });

@@ -34,66 +34,73 @@ import {
  * without statistics, cannot know a prefix is narrow.
  */
 
-interface TickDbRow {
-  date: number;
-  time: number;
-  code: string;
-  kind: number;
-  bid_cents: number | null;
-  bid_size: number | null;
-  ask_cents: number | null;
-  ask_size: number | null;
-  price_cents: number | null;
-  volume: number | null;
-  settle_cents: number | null;
-  published_at: number | null;
-  implied_volatility: number | null;
-}
+/** Hot reads come back as raw tuples (about half the cost of row objects), in column order. */
+type TickTuple = [
+  time: number,
+  code: string,
+  kind: number,
+  bidCents: number | null,
+  bidSize: number | null,
+  askCents: number | null,
+  askSize: number | null,
+  priceCents: number | null,
+  volume: number | null,
+  settleCents: number | null,
+  publishedAt: number | null,
+  impliedVolatility: number | null,
+];
 
-interface TradeDbRow {
-  date: number;
-  time: number;
-  code: string;
-  instrument: number;
-  trade_type: string;
-  block: number;
-  volume: number;
-  price_cents: number;
-  hours: number | null;
-  face_value_millis: number | null;
-  mwh_tenths: number | null;
-}
+type TradeTuple = [
+  time: number,
+  code: string,
+  instrument: number,
+  tradeType: string,
+  block: number,
+  volume: number,
+  priceCents: number,
+  hours: number | null,
+  faceValueMillis: number | null,
+  mwhTenths: number | null,
+];
 
-interface DailyDbRow {
-  date: number;
-  code: string;
-  option_type: string | null;
-  bid_cents: number | null;
-  bid_size: number | null;
-  ask_cents: number | null;
-  ask_size: number | null;
-  first_cents: number | null;
-  high_cents: number | null;
-  low_cents: number | null;
-  last_cents: number | null;
-  volume: number;
-  settle_cents: number | null;
-  implied_volatility: number | null;
-  open_interest: number | null;
-}
+type DailyTuple = [
+  code: string,
+  optionType: string | null,
+  bidCents: number | null,
+  bidSize: number | null,
+  askCents: number | null,
+  askSize: number | null,
+  firstCents: number | null,
+  highCents: number | null,
+  lowCents: number | null,
+  lastCents: number | null,
+  volume: number,
+  settleCents: number | null,
+  impliedVolatility: number | null,
+  openInterest: number | null,
+];
 
-const TICK_COLUMNS = `date, time, code, kind, bid_cents, bid_size, ask_cents, ask_size, price_cents, volume,
+/** What intraday needs of the previous close. */
+type CloseTuple = [
+  code: string,
+  optionType: string | null,
+  settleCents: number | null,
+  iv: number | null,
+  oi: number | null,
+];
+
+const TICK_COLUMNS = `time, code, kind, bid_cents, bid_size, ask_cents, ask_size, price_cents, volume,
   settle_cents, published_at, implied_volatility`;
 const TICK_FILTER = `date = @date AND market = @market AND instrument = @instrument
   AND time BETWEEN @from AND @to AND (@optionType IS NULL OR option_type = @optionType)
   AND (@kind IS NULL OR kind = @kind)`;
 
-const TRADE_COLUMNS = `date, time, code, instrument, trade_type, block, volume, price_cents, hours,
+const TRADE_COLUMNS = `time, code, instrument, trade_type, block, volume, price_cents, hours,
   face_value_millis, mwh_tenths`;
 const TRADE_FILTER = `date = @date AND market = @market AND time >= @from
   AND (@instrument IS NULL OR instrument = @instrument) AND (@optionType IS NULL OR option_type = @optionType)`;
 
-const DAILY_COLUMNS = `date, code, option_type, bid_cents, bid_size, ask_cents, ask_size, first_cents, high_cents,
+const DAILY_COLUMNS = `code, option_type, bid_cents, bid_size, ask_cents, ask_size, first_cents, high_cents,
   low_cents, last_cents, volume, settle_cents, implied_volatility, open_interest`;
 const DAILY_FILTER = `date = @date AND market = @market AND instrument = @instrument AND code >= @lo AND code < @hi
   AND (@optionType IS NULL OR option_type = @optionType)`;
@@ -111,29 +118,39 @@ export function createSqliteReader(db: Database.Database): MarketReader {
     allDates: db.prepare('SELECT DISTINCT date FROM days ORDER BY date').pluck(),
     latestOf: db.prepare('SELECT max(date) FROM days WHERE scope = ?').pluck(),
     latestAll: db.prepare('SELECT max(date) FROM days').pluck(),
-    tickerByTime: db.prepare(
-      `SELECT ${TICK_COLUMNS} FROM ticks WHERE ${TICK_FILTER}
+    tickerByTime: db
+      .prepare(
+        `SELECT ${TICK_COLUMNS} FROM ticks WHERE ${TICK_FILTER}
         ORDER BY time DESC, seq DESC`,
-    ),
-    tickerByCode: db.prepare(
-      `SELECT ${TICK_COLUMNS} FROM ticks INDEXED BY ticks_by_code
+      )
+      .raw(),
+    tickerByCode: db
+      .prepare(
+        `SELECT ${TICK_COLUMNS} FROM ticks INDEXED BY ticks_by_code
         WHERE ${TICK_FILTER} AND code >= @lo AND code < @hi ORDER BY time DESC, seq DESC`,
-    ),
-    tradeLogByTime: db.prepare(
-      `SELECT ${TRADE_COLUMNS} FROM trades WHERE ${TRADE_FILTER} ORDER BY time, seq`,
-    ),
-    tradeLogByCode: db.prepare(
-      `SELECT ${TRADE_COLUMNS} FROM trades INDEXED BY trades_by_code
+      )
+      .raw(),
+    tradeLogByTime: db
+      .prepare(`SELECT ${TRADE_COLUMNS} FROM trades WHERE ${TRADE_FILTER} ORDER BY time, seq`)
+      .raw(),
+    tradeLogByCode: db
+      .prepare(
+        `SELECT ${TRADE_COLUMNS} FROM trades INDEXED BY trades_by_code
         WHERE ${TRADE_FILTER} AND code >= @lo AND code < @hi ORDER BY time, seq`,
-    ),
-    tradesByTime: db.prepare(
-      `SELECT ${TRADE_COLUMNS} FROM trades WHERE ${TRADE_FILTER}
+      )
+      .raw(),
+    tradesByTime: db
+      .prepare(
+        `SELECT ${TRADE_COLUMNS} FROM trades WHERE ${TRADE_FILTER}
         ORDER BY time DESC, seq DESC`,
-    ),
-    tradesByCode: db.prepare(
-      `SELECT ${TRADE_COLUMNS} FROM trades INDEXED BY trades_by_code
+      )
+      .raw(),
+    tradesByCode: db
+      .prepare(
+        `SELECT ${TRADE_COLUMNS} FROM trades INDEXED BY trades_by_code
         WHERE ${TRADE_FILTER} AND code >= @lo AND code < @hi ORDER BY time DESC, seq DESC`,
-    ),
+      )
+      .raw(),
     lastUpdate: db.prepare('SELECT last_time FROM days WHERE scope = ? AND date = ?').pluck(),
     messages: db.prepare(
       `SELECT time, text FROM messages
@@ -144,7 +161,12 @@ export function createSqliteReader(db: Database.Database): MarketReader {
       `SELECT time, contract, net_cents, size, legs FROM custom_markets
         WHERE date = @date AND market = @market AND time >= @from ORDER BY time DESC, seq DESC`,
     ),
-    daily: db.prepare(`SELECT ${DAILY_COLUMNS} FROM daily WHERE ${DAILY_FILTER} ORDER BY code`),
+    daily: db.prepare(`SELECT ${DAILY_COLUMNS} FROM daily WHERE ${DAILY_FILTER} ORDER BY code`).raw(),
+    closes: db
+      .prepare(
+        `SELECT code, option_type, settle_cents, implied_volatility, open_interest FROM daily WHERE ${DAILY_FILTER}`,
+      )
+      .raw(),
     previousDates: db
       .prepare('SELECT date FROM days WHERE scope = ? AND date < ? ORDER BY date DESC LIMIT 2')
       .pluck(),
@@ -169,8 +191,14 @@ export function createSqliteReader(db: Database.Database): MarketReader {
     ),
   };
 
-  function dailyRows(date: number, selection: Selection): DailyDbRow[] {
-    return s.daily.all({ date, ...selectionParams(selection) }) as DailyDbRow[];
+  function dailyRows(date: number, selection: Selection): DailyTuple[] {
+    return s.daily.all({ date, ...selectionParams(selection) }) as DailyTuple[];
+  }
+
+  function closes(date: number | undefined, selection: Selection): Map<string, CloseTuple> {
+    if (date === undefined) return new Map();
+    const rows = s.closes.all({ date, ...selectionParams(selection) }) as CloseTuple[];
+    return new Map(rows.map((row) => [row[0], row]));
   }
 
   return {
@@ -210,34 +238,35 @@ export function createSqliteReader(db: Database.Database): MarketReader {
         kind: query.type === undefined ? null : TICK_KIND_IDS[query.type],
       };
       const statement = query.selection.prefix === undefined ? s.tickerByTime : s.tickerByCode;
-      const rows = statement.all(params) as TickDbRow[];
+      const rows = statement.all(params) as TickTuple[];
+      const { date } = query;
       return rows.map((row) => ({
-        date: intToDate(row.date),
-        time: intToTime(row.time),
-        code: row.code,
-        type: tickKindOfId(row.kind),
-        bidCents: row.bid_cents,
-        bidSize: row.bid_size,
-        askCents: row.ask_cents,
-        askSize: row.ask_size,
-        priceCents: row.price_cents,
-        volume: row.volume,
-        settleCents: row.settle_cents,
-        publishedAt: row.published_at,
-        impliedVolatility: row.implied_volatility,
+        date,
+        time: intToTime(row[0]),
+        code: row[1],
+        type: tickKindOfId(row[2]),
+        bidCents: row[3],
+        bidSize: row[4],
+        askCents: row[5],
+        askSize: row[6],
+        priceCents: row[7],
+        volume: row[8],
+        settleCents: row[9],
+        publishedAt: row[10],
+        impliedVolatility: row[11],
       }));
     },
 
     tradeLog(query) {
       const params = tradeParams(query.date, query.selection, '000000');
       const statement = params.prefixed ? s.tradeLogByCode : s.tradeLogByTime;
-      return (statement.all(params.values) as TradeDbRow[]).map(toTradeRow);
+      return (statement.all(params.values) as TradeTuple[]).map((row) => toTradeRow(query.date, row));
     },
 
     trades(query) {
       const params = tradeParams(query.date, query.selection, query.from ?? '000000');
       const statement = params.prefixed ? s.tradesByCode : s.tradesByTime;
-      return (statement.all(params.values) as TradeDbRow[]).map(toTradeRow);
+      return (statement.all(params.values) as TradeTuple[]).map((row) => toTradeRow(query.date, row));
     },
 
     lastUpdate(query) {
@@ -276,22 +305,23 @@ export function createSqliteReader(db: Database.Database): MarketReader {
     },
 
     endOfDay(query) {
-      return dailyRows(dateToInt(query.date), query.selection).map(
+      const { date } = query;
+      return dailyRows(dateToInt(date), query.selection).map(
         (row): EndOfDayRow => ({
-          code: row.code,
-          date: intToDate(row.date),
-          ...optionTypeField(row.option_type),
-          bidSize: row.bid_size,
-          bidCents: row.bid_cents,
-          askSize: row.ask_size,
-          askCents: row.ask_cents,
-          firstCents: row.first_cents,
-          highCents: row.high_cents,
-          lowCents: row.low_cents,
-          settleCents: row.settle_cents,
-          volume: row.volume,
-          openInterest: row.open_interest ?? 0,
-          impliedVolatility: row.implied_volatility,
+          code: row[0],
+          date,
+          ...optionTypeField(row[1]),
+          bidSize: row[3],
+          bidCents: row[2],
+          askSize: row[5],
+          askCents: row[4],
+          firstCents: row[6],
+          highCents: row[7],
+          lowCents: row[8],
+          settleCents: row[11],
+          volume: row[10],
+          openInterest: row[13] ?? 0,
+          impliedVolatility: row[12],
         }),
       );
     },
@@ -299,37 +329,32 @@ export function createSqliteReader(db: Database.Database): MarketReader {
     intraday(query) {
       const date = dateToInt(query.date);
       const [previous, beforePrevious] = s.previousDates.all(query.selection.market, date) as number[];
-      const today = dailyRows(date, query.selection);
-      const prior = previous === undefined ? [] : dailyRows(previous, query.selection);
-      const priorByCode = new Map(prior.map((row) => [row.code, row]));
-      const earlierOi = new Map<string, number | null>();
-      if (beforePrevious !== undefined) {
-        for (const row of dailyRows(beforePrevious, query.selection))
-          earlierOi.set(row.code, row.open_interest);
-      }
-      const todayByCode = new Map(today.map((row) => [row.code, row]));
-      const codes = [...new Set([...todayByCode.keys(), ...priorByCode.keys()])].sort();
+      const today = new Map(dailyRows(date, query.selection).map((row) => [row[0], row]));
+      const prior = closes(previous, query.selection);
+      const earlier = closes(beforePrevious, query.selection);
+      const codes = [...new Set([...today.keys(), ...prior.keys()])].sort();
       return codes.map((code): IntradayRow => {
-        const now = todayByCode.get(code);
-        const before = priorByCode.get(code);
-        const openInterest = before?.open_interest ?? null;
-        const earlier = earlierOi.get(code) ?? null;
+        const now = today.get(code);
+        const before = prior.get(code);
+        const openInterest = before?.[4] ?? null;
+        const earlierOi = earlier.get(code)?.[4] ?? null;
+        const volume = now?.[10] ?? 0;
         return {
           code,
-          ...optionTypeField(now?.option_type ?? before?.option_type ?? null),
-          bidSize: now?.bid_size ?? null,
-          bidCents: now?.bid_cents ?? null,
-          askSize: now?.ask_size ?? null,
-          askCents: now?.ask_cents ?? null,
-          highCents: now?.high_cents ?? null,
-          lowCents: now?.low_cents ?? null,
-          lastCents: now?.last_cents ?? null,
+          ...optionTypeField(now?.[1] ?? before?.[1] ?? null),
+          bidSize: now?.[3] ?? null,
+          bidCents: now?.[2] ?? null,
+          askSize: now?.[5] ?? null,
+          askCents: now?.[4] ?? null,
+          highCents: now?.[7] ?? null,
+          lowCents: now?.[8] ?? null,
+          lastCents: now?.[9] ?? null,
           // nothing traded today reads as no value, like high/low/last
-          volume: now && now.volume > 0 ? now.volume : null,
+          volume: volume > 0 ? volume : null,
           openInterest,
-          openInterestChange: openInterest !== null && earlier !== null ? openInterest - earlier : null,
-          settleCents: before?.settle_cents ?? null,
-          impliedVolatility: before?.implied_volatility ?? null,
+          openInterestChange: openInterest !== null && earlierOi !== null ? openInterest - earlierOi : null,
+          settleCents: before?.[2] ?? null,
+          impliedVolatility: before?.[3] ?? null,
         };
       });
     },
@@ -424,19 +449,19 @@ function tradeParams(date: string, scope: Selection | MarketScope, from: string)
   };
 }
 
-function toTradeRow(row: TradeDbRow): TradeRow {
+function toTradeRow(date: string, row: TradeTuple): TradeRow {
   return {
-    date: intToDate(row.date),
-    time: intToTime(row.time),
-    code: row.code,
-    instrument: instrumentOfId(row.instrument),
-    tradeType: row.trade_type as TradeType,
-    block: row.block === 1,
-    volume: row.volume,
-    priceCents: row.price_cents,
-    hours: row.hours,
-    faceValueMillis: row.face_value_millis,
-    mwhTenths: row.mwh_tenths,
+    date,
+    time: intToTime(row[0]),
+    code: row[1],
+    instrument: instrumentOfId(row[2]),
+    tradeType: row[3] as TradeType,
+    block: row[4] === 1,
+    volume: row[5],
+    priceCents: row[6],
+    hours: row[7],
+    faceValueMillis: row[8],
+    mwhTenths: row[9],
   };
 }
 

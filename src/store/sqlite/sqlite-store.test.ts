@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { dayOne, dayTwo, describeMarketStore } from '../store-contract.js';
+import { book, trade } from '../store-contract-events.js';
 import { MIGRATIONS } from './migrations.js';
 import { MEMORY, openSqliteStore } from './open-sqlite-store.js';
 
@@ -78,5 +79,38 @@ describe('sqlite store file', () => {
     expect(log).toMatch(/SEARCH trades USING PRIMARY KEY/);
     expect(log).not.toMatch(/TEMP B-TREE/);
     db.close();
+  });
+});
+
+describe('sqlite store reads', () => {
+  it('serves a full-day market ticker of 10,000 messages well under 100 ms', () => {
+    const store = openSqliteStore(freshFile());
+    const codes = ['BNH2026', 'BNM2026', 'BQU2026', 'BVZ2026', 'HNZ2026', 'ENF2026', 'PSH2027', 'GNM2026'];
+    const events = Array.from({ length: 10_000 }, (_, index) => {
+      const seq = index + 1;
+      const second = 36_000 + Math.floor(index * 2.1);
+      const time = [second / 3600, (second % 3600) / 60, second % 60]
+        .map((part) => String(Math.floor(part)).padStart(2, '0'))
+        .join('');
+      const code = codes[index % codes.length] ?? 'BNH2026';
+      return index % 10 === 0
+        ? trade('20250219', seq, time, code, 10_000 + index, 1)
+        : book('20250219', seq, time, code, [10_000 + index, 1], [10_050 + index, 2]);
+    });
+    store.writer.append(events);
+    const query = {
+      date: '20250219',
+      selection: { instrument: 'future', market: 'au_electricity' } as const,
+    };
+    let best = Number.POSITIVE_INFINITY;
+    let rows = 0;
+    for (let run = 0; run < 3; run += 1) {
+      const start = performance.now();
+      rows = store.reader.ticker({ ...query, from: '000000', to: '235959' }).length;
+      best = Math.min(best, performance.now() - start);
+    }
+    store.close();
+    expect(rows).toBe(10_000);
+    expect(best).toBeLessThan(100);
   });
 });

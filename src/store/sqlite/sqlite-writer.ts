@@ -1,40 +1,29 @@
 import type Database from 'better-sqlite3';
 import type { Contract } from '../../domain/contract.js';
 import { multiplyExact } from '../../domain/decimal.js';
-import { EventConflictError } from '../event-conflict-error.js';
 import type { AppendNotice, AppendResult, MarketWriter, ValidatedEvent, WriteBatch } from '../store.js';
 import { type ContractInfo, contractInfo } from './contract-info.js';
+import { EventIdentity } from './event-identity.js';
 import { dateToInt, INSTRUMENT_IDS, MARKET_IDS, TICK_KIND_IDS, timeToInt } from './ids.js';
+import { RowBuffer } from './row-buffer.js';
 import { type ContractKey, prepareViewStatements, ViewBatch } from './view-batch.js';
 
 /**
- * Appends events and maintains every view in the same transaction. Per event: one insert into
- * the log (its UNIQUE (date, seq) doubles as the idempotency check) and one into the event's
- * own table; the summary views are summed in a ViewBatch and upserted once per touched row.
+ * Appends events and maintains every view in the same transaction. A batch is first sorted
+ * into new events and replays (EventIdentity); new events then go to the log and to their own
+ * table in multi-row inserts, and the summary views are summed in a ViewBatch and upserted once
+ * per touched row.
  */
 export function createSqliteWriter(
   db: Database.Database,
   notify: (notice: AppendNotice) => void,
 ): MarketWriter {
   const statements = {
-    insertEvent: db.prepare(
-      'INSERT INTO events (date, seq, id, type, line) VALUES (?, ?, ?, ?, ?) ON CONFLICT (date, seq) DO NOTHING',
-    ),
-    storedLine: db.prepare('SELECT line FROM events WHERE date = ? AND seq = ?').pluck(),
     version: db.prepare("SELECT value FROM meta WHERE key = 'version'").pluck(),
     setVersion: db.prepare("UPDATE meta SET value = ? WHERE key = 'version'"),
     insertContract: db.prepare(
       `INSERT OR IGNORE INTO contracts (code, market, instrument, root, month, year, strike_cents, option_type,
         hours, mw_tenths, datamine_class, region, qe_thirds) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ),
-    insertTick: db.prepare(
-      `INSERT INTO ticks (date, seq, time, market, instrument, code, option_type, kind, bid_cents, bid_size,
-        ask_cents, ask_size, price_cents, volume, settle_cents, published_at, implied_volatility)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ),
-    insertTrade: db.prepare(
-      `INSERT INTO trades (date, seq, time, market, instrument, code, option_type, trade_type, block, volume,
-        price_cents, hours, face_value_millis, mwh_tenths, grp) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     insertMessage: db.prepare(
       'INSERT INTO messages (date, seq, time, market, board, text) VALUES (?, ?, ?, ?, ?, ?)',
@@ -50,11 +39,48 @@ export function createSqliteWriter(
           seq = max(seq, excluded.seq)`,
     ),
   };
+  const eventRows = new RowBuffer(db, 'events', ['date', 'seq', 'id', 'type', 'line']);
+  const tickRows = new RowBuffer(db, 'ticks', [
+    'date',
+    'seq',
+    'time',
+    'market',
+    'instrument',
+    'code',
+    'option_type',
+    'kind',
+    'bid_cents',
+    'bid_size',
+    'ask_cents',
+    'ask_size',
+    'price_cents',
+    'volume',
+    'settle_cents',
+    'published_at',
+    'implied_volatility',
+  ]);
+  const tradeRows = new RowBuffer(db, 'trades', [
+    'date',
+    'seq',
+    'time',
+    'market',
+    'instrument',
+    'code',
+    'option_type',
+    'trade_type',
+    'block',
+    'volume',
+    'price_cents',
+    'hours',
+    'face_value_millis',
+    'mwh_tenths',
+    'grp',
+  ]);
+  const identity = new EventIdentity(db);
   const viewStatements = prepareViewStatements(db);
   const views = new ViewBatch();
   /** Codes known to be in the contracts table; a cache, dropped whenever a transaction fails. */
   let knownCodes = new Set<string>();
-
   /** Per code: what the store derives from the domain, and the key of its daily rows. */
   const contracts = new Map<string, { info: ContractInfo; key: ContractKey }>();
 
@@ -94,32 +120,35 @@ export function createSqliteWriter(
     return entry;
   }
 
-  function apply(event: ValidatedEvent): void {
-    const date = dateToInt(event.date);
+  /** Writes one new event's rows (buffered) and adds it to the summary views. */
+  function apply(event: ValidatedEvent, date: number): void {
     const time = timeToInt(event.time);
     switch (event.type) {
       case 'book': {
         const { info, key } = register(event.contract);
         views.touchDay(info.market, date, time);
-        statements.insertTick.run(
-          date,
-          event.seq,
-          time,
-          key.market,
-          key.instrument,
-          key.code,
-          key.optionType,
-          TICK_KIND_IDS.book,
-          event.bidCents,
-          event.bidSize,
-          event.askCents,
-          event.askSize,
-          null,
-          null,
-          null,
-          null,
-          null,
-        );
+        tickRows
+          .start()
+          .push(
+            date,
+            event.seq,
+            time,
+            key.market,
+            key.instrument,
+            key.code,
+            key.optionType,
+            TICK_KIND_IDS.book,
+            event.bidCents,
+            event.bidSize,
+            event.askCents,
+            event.askSize,
+            null,
+            null,
+            null,
+            null,
+            null,
+          );
+        tickRows.end();
         views.book(date, key, event.seq, event.bidCents, event.bidSize, event.askCents, event.askSize);
         return;
       }
@@ -130,42 +159,48 @@ export function createSqliteWriter(
         const faceValueMillis =
           hours === null ? null : multiplyExact(event.volume, event.priceCents, hours, info.mwTenths);
         const mwhTenths = hours === null ? null : multiplyExact(event.volume, hours, info.mwTenths);
-        statements.insertTick.run(
-          date,
-          event.seq,
-          time,
-          key.market,
-          key.instrument,
-          key.code,
-          key.optionType,
-          TICK_KIND_IDS.trade,
-          null,
-          null,
-          null,
-          null,
-          event.priceCents,
-          event.volume,
-          null,
-          null,
-          null,
-        );
-        statements.insertTrade.run(
-          date,
-          event.seq,
-          time,
-          key.market,
-          key.instrument,
-          key.code,
-          key.optionType,
-          event.tradeType,
-          event.block ? 1 : 0,
-          event.volume,
-          event.priceCents,
-          hours,
-          faceValueMillis,
-          mwhTenths,
-          event.group,
-        );
+        tickRows
+          .start()
+          .push(
+            date,
+            event.seq,
+            time,
+            key.market,
+            key.instrument,
+            key.code,
+            key.optionType,
+            TICK_KIND_IDS.trade,
+            null,
+            null,
+            null,
+            null,
+            event.priceCents,
+            event.volume,
+            null,
+            null,
+            null,
+          );
+        tickRows.end();
+        tradeRows
+          .start()
+          .push(
+            date,
+            event.seq,
+            time,
+            key.market,
+            key.instrument,
+            key.code,
+            key.optionType,
+            event.tradeType,
+            event.block ? 1 : 0,
+            event.volume,
+            event.priceCents,
+            hours,
+            faceValueMillis,
+            mwhTenths,
+            event.group,
+          );
+        tradeRows.end();
         // first/high/low/last come from on-screen trades of the contract itself (market-notes)
         const onScreen = event.tradeType === 'N' && !event.block;
         views.trade(date, key, event.seq, event.priceCents, event.volume, onScreen);
@@ -192,25 +227,28 @@ export function createSqliteWriter(
       case 'settle': {
         const { info, key } = register(event.contract);
         views.touchDay(info.market, date, time);
-        statements.insertTick.run(
-          date,
-          event.seq,
-          time,
-          key.market,
-          key.instrument,
-          key.code,
-          key.optionType,
-          TICK_KIND_IDS.settle,
-          null,
-          null,
-          null,
-          null,
-          null,
-          null,
-          event.settleCents,
-          event.publishedAt,
-          event.impliedVolatility,
-        );
+        tickRows
+          .start()
+          .push(
+            date,
+            event.seq,
+            time,
+            key.market,
+            key.instrument,
+            key.code,
+            key.optionType,
+            TICK_KIND_IDS.settle,
+            null,
+            null,
+            null,
+            null,
+            null,
+            null,
+            event.settleCents,
+            event.publishedAt,
+            event.impliedVolatility,
+          );
+        tickRows.end();
         views.settle(date, key, event.seq, event.settleCents, event.impliedVolatility);
         return;
       }
@@ -253,28 +291,23 @@ export function createSqliteWriter(
 
   /** The body of every append; runs inside a transaction (or a savepoint of an open batch). */
   function applyAll(events: readonly ValidatedEvent[], dates: Set<string>): AppendResult {
-    views.clear();
-    const start = Number(statements.version.get());
-    let added = 0;
-    let skipped = 0;
-    for (let index = 0; index < events.length; index += 1) {
+    const { fresh, skipped } = identity.classify(events);
+    let version = Number(statements.version.get());
+    for (const index of fresh) {
       const event = events[index] as ValidatedEvent;
       const date = dateToInt(event.date);
-      const info = statements.insertEvent.run(date, event.seq, start + added + 1, event.type, event.line);
-      if (info.changes === 0) {
-        if (statements.storedLine.get(date, event.seq) === event.line) {
-          skipped += 1;
-          continue;
-        }
-        throw new EventConflictError(index, event.date, event.seq);
-      }
-      apply(event);
+      version += 1;
+      eventRows.start().push(date, event.seq, version, event.type, event.line);
+      eventRows.end();
+      apply(event, date);
       dates.add(event.date);
-      added += 1;
     }
+    eventRows.flush();
+    tickRows.flush();
+    tradeRows.flush();
     views.flush(viewStatements);
-    if (added > 0) statements.setVersion.run(start + added);
-    return { added, skipped };
+    if (fresh.length > 0) statements.setVersion.run(version);
+    return { added: fresh.length, skipped };
   }
 
   const transaction = db.transaction(applyAll);
@@ -283,10 +316,18 @@ export function createSqliteWriter(
     try {
       return transaction.immediate(events, dates);
     } catch (error) {
-      views.clear();
-      knownCodes = new Set();
+      forget();
       throw error;
     }
+  }
+
+  /** After a rollback: drop everything held in memory on behalf of the failed transaction. */
+  function forget(): void {
+    eventRows.clear();
+    tickRows.clear();
+    tradeRows.clear();
+    views.clear();
+    knownCodes = new Set();
   }
 
   function announce(added: number, dates: Set<string>): void {
@@ -336,7 +377,7 @@ export function createSqliteWriter(
         rollback() {
           if (!open) return;
           close();
-          knownCodes = new Set();
+          forget();
           if (db.inTransaction) db.exec('ROLLBACK');
         },
       };

@@ -120,18 +120,23 @@ export function prepareViewStatements(db: Database.Database): ViewStatements {
 }
 
 export class ViewBatch {
-  private readonly daily = new Map<string, DailyAcc>();
-  private readonly days = new Map<string, DayAcc>();
+  /** By date, then code: nested maps, so no key string is built per event. */
+  private readonly daily = new Map<number, Map<string, DailyAcc>>();
+  private readonly days = new Map<number, Map<string, DayAcc>>();
   private readonly datamine = new Map<string, DatamineAcc>();
 
   touchDay(scope: string, date: number, time: number): void {
-    const key = `${scope}|${date}`;
-    const day = this.days.get(key);
+    let ofDate = this.days.get(date);
+    if (!ofDate) {
+      ofDate = new Map();
+      this.days.set(date, ofDate);
+    }
+    const day = ofDate.get(scope);
     if (day) {
       day.events += 1;
       if (time > day.lastTime) day.lastTime = time;
     } else {
-      this.days.set(key, { scope, date, lastTime: time, events: 1 });
+      ofDate.set(scope, { scope, date, lastTime: time, events: 1 });
     }
   }
 
@@ -225,7 +230,7 @@ export class ViewBatch {
   }
 
   flush(statements: ViewStatements): void {
-    for (const r of this.daily.values()) {
+    for (const r of [...this.daily.values()].flatMap((ofDate) => [...ofDate.values()])) {
       statements.daily.run(
         r.date,
         r.market,
@@ -252,7 +257,9 @@ export class ViewBatch {
         r.openInterest,
       );
     }
-    for (const d of this.days.values()) statements.day.run(d.scope, d.date, d.lastTime, d.events);
+    for (const ofDate of this.days.values()) {
+      for (const d of ofDate.values()) statements.day.run(d.scope, d.date, d.lastTime, d.events);
+    }
     for (const a of this.datamine.values()) {
       statements.datamine.run(
         a.market,
@@ -278,8 +285,12 @@ export class ViewBatch {
   }
 
   private row(date: number, key: ContractKey): DailyAcc {
-    const id = `${date}|${key.code}`;
-    let row = this.daily.get(id);
+    let ofDate = this.daily.get(date);
+    if (!ofDate) {
+      ofDate = new Map();
+      this.daily.set(date, ofDate);
+    }
+    let row = ofDate.get(key.code);
     if (!row) {
       row = {
         date,
@@ -306,7 +317,7 @@ export class ViewBatch {
         oiSeq: null,
         openInterest: null,
       };
-      this.daily.set(id, row);
+      ofDate.set(key.code, row);
     }
     return row;
   }

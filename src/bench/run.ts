@@ -1,0 +1,128 @@
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { benchIngest, type IngestBenchResult } from './ingest-bench.js';
+import { formatCount, formatMiB, perSecond } from './measure.js';
+import { benchSeed, type SeedBenchResult } from './seed-bench.js';
+
+/**
+ * `npm run bench`: runs the benchmarks in sequence and rewrites their sections of
+ * docs/benchmarks.md (other sections are kept). Flags: --ingest-days N (default 20),
+ * --seed-days N (default 250), --no-seed.
+ */
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const DOC = join(ROOT, 'docs', 'benchmarks.md');
+const SCRATCH = join(ROOT, '.bench-tmp', 'run');
+const UNTIL = '20250221';
+const SEED = 1;
+const TARGET_EVENTS_PER_SECOND = 100_000;
+
+function flag(name: string, fallback: number): number {
+  const index = process.argv.indexOf(name);
+  const value = index >= 0 ? Number(process.argv[index + 1]) : fallback;
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} needs a positive whole number`);
+  return value;
+}
+
+async function main(): Promise<void> {
+  const ingestDays = flag('--ingest-days', 20);
+  const seedDays = flag('--seed-days', 250);
+  const withSeed = !process.argv.includes('--no-seed');
+  mkdirSync(SCRATCH, { recursive: true });
+  const load = loadavg()[0] ?? 0;
+  const machine = `${cpus()[0]?.model ?? 'unknown CPU'} x ${cpus().length}, Node ${process.version}, load average ${load.toFixed(2)} at start`;
+  process.stderr.write(`bench: ingest of ${ingestDays} simulated days ...\n`);
+  const ingest = await benchIngest({ days: ingestDays, until: UNTIL, seed: SEED, directory: SCRATCH });
+  process.stderr.write(`${ingestTable(ingest)}\n`);
+  let seed: SeedBenchResult | undefined;
+  if (withSeed) {
+    process.stderr.write(`bench: seed of ${seedDays} trading days (a few minutes) ...\n`);
+    seed = await benchSeed({ days: seedDays, until: UNTIL, seed: SEED, directory: SCRATCH });
+    process.stderr.write(`${seedTable(seed)}\n`);
+  }
+  rmSync(SCRATCH, { recursive: true, force: true });
+  writeSection('ingest', ingestSection(machine, ingest, seed));
+  process.stderr.write(`bench: wrote ${DOC}\n`);
+}
+
+function ingestTable(result: IngestBenchResult): string {
+  const row = (name: string, timing: { wallMs: number; cpuMs: number }) => {
+    const ratio = timing.wallMs / result.baseline.wallMs;
+    return `| ${name} | ${formatCount(Math.round(timing.wallMs))} ms | ${formatCount(perSecond(result.events, timing.wallMs))} | ${formatCount(perSecond(result.events, timing.cpuMs))} | ${ratio.toFixed(2)} x |`;
+  };
+  return [
+    '| path | wall time | events/s (wall) | events/s (CPU) | time vs baseline |',
+    '|---|---:|---:|---:|---:|',
+    row('`ingestEvents` day by day, one transaction a day (seed, live demo)', result.eventsPath),
+    row('`ingestFile` of the NDJSON export, one transaction', result.filePath),
+    row(
+      'baseline: the same lines into a bare `(date, seq, line)` table, a transaction a day',
+      result.baseline,
+    ),
+  ].join('\n');
+}
+
+function seedTable(result: SeedBenchResult): string {
+  return [
+    '| trading days | dates | events | wall time | database size | peak RSS |',
+    '|---:|---|---:|---:|---:|---:|',
+    `| ${result.days} | ${result.first}..${result.last} | ${formatCount(result.events)} | ${(result.wallMs / 1000).toFixed(1)} s | ${formatMiB(result.databaseBytes)} | ${formatMiB(result.maxRssBytes)} |`,
+  ].join('\n');
+}
+
+function ingestSection(
+  machine: string,
+  ingest: IngestBenchResult,
+  seed: SeedBenchResult | undefined,
+): string {
+  const best = Math.max(
+    perSecond(ingest.events, ingest.eventsPath.wallMs),
+    perSecond(ingest.events, ingest.filePath.wallMs),
+  );
+  const verdict = best >= TARGET_EVENTS_PER_SECOND ? 'met' : 'NOT met';
+  return [
+    '## Ingest and seed',
+    '',
+    `Measured ${new Date().toISOString().slice(0, 10)} on ${machine}. Seed ${SEED}, histories ending ${UNTIL}.`,
+    'events/s (CPU) divides by the process CPU time, all threads (GC helpers) included: well above the wall',
+    'figure means the process waited (for a busy CPU or the disk); below it, GC threads worked in parallel.',
+    '',
+    `### Ingest: ${ingest.days} simulated trading days, ${formatCount(ingest.events)} events, into a fresh SQLite file`,
+    '',
+    `Simulating them took ${formatCount(Math.round(ingest.simulate.wallMs))} ms (not counted). Feed ${formatMiB(ingest.feedBytes)}, database ${formatMiB(ingest.databaseBytes)}.`,
+    '',
+    ingestTable(ingest),
+    '',
+    `Target >= ${formatCount(TARGET_EVENTS_PER_SECOND)} events/s: ${verdict} (best path ${formatCount(best)} events/s wall).`,
+    '',
+    ...(seed
+      ? [
+          `### Seed: \`gridquote seed --days ${seed.days} --until ${UNTIL}\` (simulation included, one transaction per day)`,
+          '',
+          seedTable(seed),
+          '',
+        ]
+      : []),
+    'Reproduce: `npm run bench` (or `node --expose-gc dist/bench/run.js --ingest-days 20 --seed-days 250`).',
+  ].join('\n');
+}
+
+/** Replaces the named section between its markers, or appends it; other sections stay. */
+function writeSection(name: string, body: string): void {
+  const start = `<!-- bench:${name}:start -->`;
+  const end = `<!-- bench:${name}:end -->`;
+  const block = `${start}\n${body}\n${end}`;
+  let text = existsSync(DOC)
+    ? readFileSync(DOC, 'utf8')
+    : '# Benchmarks\n\n`npm run bench` runs every benchmark and rewrites its section below (text outside the\n' +
+      'marked sections is kept).\n';
+  const from = text.indexOf(start);
+  const to = text.indexOf(end);
+  if (from >= 0 && to > from) text = `${text.slice(0, from)}${block}${text.slice(to + end.length)}`;
+  else text = `${text.trimEnd()}\n\n${block}\n`;
+  writeFileSync(DOC, text);
+}
+
+await main();

@@ -1,0 +1,207 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { type Command, InvalidArgumentError } from 'commander';
+import { loadConfig } from '../config.js';
+import { lastCompletedTradingDay, nextTradingDay } from '../domain/calendar.js';
+import { createSimulator } from '../feed/simulator/simulator.js';
+import { createApiKey } from '../http/api-keys.js';
+import type { HttpLimits } from '../http/limits.js';
+import { ingestEvents } from '../ingest/ingest-events.js';
+import { type LiveExchange, startLiveExchange } from '../ingest/live-exchange.js';
+import type { MarketStore } from '../store/store.js';
+import { CliError, type CliIo, PROCESS_IO, withStore } from './cli-io.js';
+import { seedStore } from './seed.js';
+import { type RunningServer, startServer } from './serve.js';
+import { type DrainReport, runUntilSignal } from './shutdown.js';
+
+export interface DemoOptions {
+  readonly db: string;
+  readonly port: number;
+  readonly host: string;
+  readonly days: number;
+  readonly seed: number;
+  /** Virtual seconds per real second when a day is replayed outside the real session. */
+  readonly speed: number;
+  /** Request limits and shutdown grace period (config.ts); the defaults when omitted. */
+  readonly limits?: HttpLimits;
+  readonly shutdownGraceMs?: number;
+}
+
+export interface RunningDemo {
+  readonly server: RunningServer;
+  readonly live: LiveExchange;
+  readonly keys: { readonly historical: string; readonly endOfDay: string };
+  /** The last complete day of history when the demo started (its examples use it). */
+  readonly historyDate: string;
+  /** Stops the live exchange, drains the server (grace period) and closes the store. */
+  stop(hurry?: AbortSignal): Promise<DrainReport>;
+}
+
+const DEMO_KEY_PREFIX = 'demo ';
+
+/**
+ * The one-command demo: seeds the database when it is empty, serves the API, issues a fresh key
+ * of each access level (revoking the previous demo keys, whose secrets nobody can recover) and
+ * runs the simulated exchange live on top of the seeded history.
+ */
+export async function startDemo(io: CliIo, options: DemoOptions): Promise<RunningDemo> {
+  mkdirSync(dirname(options.db), { recursive: true });
+  const empty = await withStore(io, options.db, (store) => store.reader.latestDate() === undefined);
+  if (empty) {
+    const until = lastCompletedTradingDay(io.now());
+    io.stderr.write(
+      `seeding ${options.db} with ${options.days} trading days up to ${until} (seed ${options.seed})\n`,
+    );
+    await seedStore(io, { db: options.db, days: options.days, until, seed: options.seed });
+  }
+  const server = await startServer({
+    db: options.db,
+    port: options.port,
+    host: options.host,
+    logLevel: 'warn',
+    ...(options.limits ? { limits: options.limits } : {}),
+    ...(options.shutdownGraceMs === undefined ? {} : { shutdownGraceMs: options.shutdownGraceMs }),
+  });
+  try {
+    const keys = issueDemoKeys(server.store, io.now());
+    const historyDate = server.store.reader.latestDate() ?? '';
+    const live = startLive(io, server.store, options);
+    return {
+      server,
+      live,
+      keys,
+      historyDate,
+      async stop(hurry) {
+        // The feed first: nothing is written while the last answers go out and the store closes.
+        live.stop();
+        return server.close(hurry);
+      },
+    };
+  } catch (error) {
+    await server.close();
+    throw error;
+  }
+}
+
+function issueDemoKeys(store: MarketStore, now: Date) {
+  for (const key of store.keys.listKeys()) {
+    if (key.name.startsWith(DEMO_KEY_PREFIX) && key.revokedAt === null)
+      store.keys.revokeKey(key.id, now.toISOString());
+  }
+  const historical = createApiKey({ level: 'historical', name: `${DEMO_KEY_PREFIX}historical`, now });
+  const endOfDay = createApiKey({ level: 'end_of_day', name: `${DEMO_KEY_PREFIX}end_of_day`, now });
+  store.keys.insertKey(historical.record);
+  store.keys.insertKey(endOfDay.record);
+  return { historical: historical.key, endOfDay: endOfDay.key };
+}
+
+/**
+ * Replays the simulator over the stored days to restore its state (curves, open interest),
+ * completes the latest stored day if an earlier run stopped inside it, then goes live on the
+ * next trading day.
+ */
+function startLive(io: CliIo, store: MarketStore, options: DemoOptions): LiveExchange {
+  const dates = store.reader.dates();
+  const latest = dates.at(-1);
+  if (latest === undefined) throw new CliError(`${options.db} holds no market data to continue from`);
+  const simulator = createSimulator({ seed: options.seed });
+  for (const date of dates.slice(0, -1)) simulator.simulateDay(date);
+  try {
+    ingestEvents(store.writer, simulator.simulateDay(latest));
+  } catch (error) {
+    throw new CliError(
+      `${options.db} was not made by the demo with seed ${options.seed} (${String(error instanceof Error ? error.message : error)}); ` +
+        'pass the seed it was made with, or use a new --db',
+    );
+  }
+  return startLiveExchange({
+    firstDate: nextTradingDay(latest),
+    simulateDay: (date) => simulator.simulateDay(date),
+    ingest: (events) => {
+      ingestEvents(store.writer, events);
+    },
+    speed: options.speed,
+    now: io.now,
+    onDayStart: (date, mode) =>
+      io.stderr.write(
+        mode === 'real-time'
+          ? `live: trading day ${date} on the exchange clock\n`
+          : `live: replaying trading day ${date} at ${options.speed}x (the exchange has no session now)\n`,
+      ),
+    onError: (error) => io.stderr.write(`live: ${error instanceof Error ? error.message : String(error)}\n`),
+  });
+}
+
+export function demoBanner(demo: RunningDemo): string {
+  const base = demo.server.url;
+  const date = demo.historyDate;
+  const auth = (key: string) => `-H "Authorization: Bearer ${key}"`;
+  const h = auth(demo.keys.historical);
+  const e = auth(demo.keys.endOfDay);
+  return [
+    '',
+    `gridquote demo serving ${base}`,
+    '',
+    `  historical key:  ${demo.keys.historical}`,
+    `  end_of_day key:  ${demo.keys.endOfDay}`,
+    '',
+    'Try:',
+    `  curl ${h} "${base}/api/intraday?futures=au_electricity"`,
+    `  curl ${h} "${base}/api/trades?market=au_electricity"`,
+    `  curl ${h} "${base}/api/ticker?futures=BNZ&type=trade"`,
+    `  curl ${h} -H "Accept: text/csv" "${base}/api/tradelog?market=au_electricity&date=${date}"`,
+    `  curl ${h} "${base}/api/data?options=au_electricity&date=${date}"`,
+    `  curl ${h} "${base}/api/messages?market=au_electricity&type=message_board"`,
+    `  curl ${h} -H "Accept: text/csv" "${base}/api/datamine?type=au-volume"`,
+    `  curl ${h} "${base}/api/epi"`,
+    `  curl -i ${e} "${base}/api/tradelog?market=au_gas&date=${date}"   # end_of_day: date ignored`,
+    '',
+    `Reference page (paste a key under Authorize, then Execute): ${base}/docs`,
+    '',
+    'The market is live: run the intraday or trades request again to see it move. Ctrl-C stops.',
+    '',
+  ].join('\n');
+}
+
+export function registerDemo(program: Command, io: CliIo = PROCESS_IO): Command {
+  return program
+    .command('demo')
+    .description('seed a demo database if needed, run a live simulated exchange and serve the API')
+    .option('--db <file>', 'SQLite store of the demo', './data/demo.db')
+    .option('--port <n>', 'TCP port', parseWhole('a port from 0 to 65535', 0, 65_535), 8080)
+    .option('--host <h>', 'interface to bind', '127.0.0.1')
+    .option(
+      '--days <n>',
+      'trading days of history to seed when the database is new',
+      parseWhole('days', 1, 2_000),
+      60,
+    )
+    .option('--seed <n>', 'simulator seed', parseWhole('a seed', 0, Number.MAX_SAFE_INTEGER), 1)
+    .option(
+      '--speed <n>',
+      'replay speed outside the real session (virtual seconds per second)',
+      parseWhole('a speed', 1, 100_000),
+      60,
+    )
+    .action(async (flags: DemoOptions) => {
+      // The demo's own flags choose store, port and host; limits and grace come from the environment.
+      const config = loadConfig();
+      const demo = await startDemo(io, { ...flags, limits: config, shutdownGraceMs: config.shutdownGraceMs });
+      io.stdout.write(demoBanner(demo));
+      await runUntilSignal(
+        { stop: (hurry) => demo.stop(hurry) },
+        (line) => io.stderr.write(`${line}\n`),
+        config.shutdownGraceMs,
+      );
+    });
+}
+
+function parseWhole(what: string, min: number, max: number) {
+  return (text: string): number => {
+    const value = Number(text);
+    if (!/^\d+$/.test(text) || value < min || value > max) {
+      throw new InvalidArgumentError(`expected ${what} (${min}..${max})`);
+    }
+    return value;
+  };
+}

@@ -1,0 +1,163 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AccessLevel } from '../query/context.js';
+import { type Coding, chooseEncoding, compress, shouldCompress } from './compression.js';
+import { digestOf, noneMatchHits } from './etag.js';
+import { CONTENT_TYPES, type Representation } from './negotiation.js';
+import type { Route, RouteDependencies } from './operation.js';
+import type { ParamDefs, ParamValues } from './params.js';
+import { type CachedAnswer, ResponseCache } from './response-cache.js';
+
+/**
+ * The last step of the pipeline: a 200 (or 304) with its validators. An answer about a past
+ * trading day that the request names never changes: strong ETag, cached for a year. Anything
+ * about the current day changes with each event: its ETag carries the store's version and
+ * clients may reuse it for a second. Serialised bytes (and their gzip / brotli forms) come
+ * from the response cache when it holds them, before any query runs.
+ */
+
+export const IMMUTABLE_CACHE_CONTROL = 'private, max-age=31536000, immutable';
+export const CURRENT_CACHE_CONTROL = 'private, max-age=1';
+
+/** 64 MiB of answers unless the app is told otherwise. */
+export const DEFAULT_CACHE_BYTES = 64 * 1024 * 1024;
+
+export interface AnswerInput<S extends ParamDefs> {
+  readonly values: ParamValues<S>;
+  readonly representation: Representation;
+  readonly level: AccessLevel;
+}
+
+export async function sendAnswer<S extends ParamDefs, R>(
+  deps: RouteDependencies,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  route: Route<S, R>,
+  input: AnswerInput<S>,
+): Promise<FastifyReply> {
+  const { cache } = deps;
+  const key = cacheKey(route.path, input);
+  let version: number | undefined;
+  let answer = cache?.get(key);
+  if (answer !== undefined && !answer.immutable) {
+    version = deps.reader.version();
+    if (
+      answer.version !== version ||
+      (answer.clockSecond !== undefined && answer.clockSecond !== secondOf(deps))
+    ) {
+      cache?.delete(key);
+      answer = undefined;
+    }
+  }
+  if (answer === undefined) {
+    if (cache !== undefined) deps.metrics.cacheMiss();
+    answer = produce(deps, route, input, version ?? deps.reader.version());
+    cache?.set(key, answer);
+  } else {
+    deps.metrics.cacheHit();
+  }
+
+  const choice = chooseEncoding(request.headers['accept-encoding']);
+  const coding = shouldCompress(choice, answer.body.length) ? choice.coding : undefined;
+  const etag = answer.etags[coding ?? 'identity'];
+  reply
+    .header('etag', etag)
+    .header('cache-control', answer.immutable ? IMMUTABLE_CACHE_CONTROL : CURRENT_CACHE_CONTROL);
+  if (noneMatchHits(request.headers['if-none-match'], etag)) return reply.code(304).send();
+
+  let body = answer.body;
+  if (coding !== undefined) {
+    body = answer.coded[coding] ?? (await codedBody(deps, key, answer, coding));
+    reply.header('content-encoding', coding);
+  }
+  return reply.code(200).header('content-type', CONTENT_TYPES[input.representation]).send(body);
+}
+
+/**
+ * (operation, access level, representation, parameter values in name order): everything the
+ * bytes depend on besides the data, which the entry's version (or immutability) covers.
+ */
+function cacheKey<S extends ParamDefs>(path: string, input: AnswerInput<S>): string {
+  const values = input.values as Readonly<Record<string, unknown>>;
+  let key = `${path}|${input.level}|${input.representation}`;
+  for (const name of Object.keys(values).sort()) key += `|${name}=${canonical(values[name])}`;
+  return key;
+}
+
+/** Parameter values are strings or parsed codes that keep the text they were parsed from. */
+function canonical(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'object' && value !== null && 'text' in value && typeof value.text === 'string') {
+    return value.text;
+  }
+  return JSON.stringify(value);
+}
+
+function produce<S extends ParamDefs, R>(
+  deps: RouteDependencies,
+  route: Route<S, R>,
+  input: AnswerInput<S>,
+  version: number,
+): CachedAnswer {
+  let clockRead = false;
+  const clock = () => {
+    clockRead = true;
+    return deps.clock();
+  };
+  const result = route.run({ reader: deps.reader, access: input.level, clock }, input.values);
+  const text = input.representation === 'csv' ? route.csv(result) : route.json(result);
+  // Unpooled, so that a cached small answer does not pin a shared 8 KiB slab.
+  const body = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
+  body.write(text);
+  const date = route.dateOf?.(result);
+  const immutable =
+    !clockRead &&
+    date !== undefined &&
+    isNamed(route, input.values, date) &&
+    date < (deps.reader.latestDate() ?? '');
+  const tag = immutable ? digestOf(body) : `${digestOf(body)}-v${version}`;
+  return {
+    body,
+    // A coded representation is a different entity (RFC 9110 8.8.3): its own strong tag.
+    etags: { identity: `"${tag}"`, br: `"${tag}-br"`, gzip: `"${tag}-gz"` },
+    immutable,
+    version,
+    clockSecond: clockRead ? secondOf(deps) : undefined,
+    date,
+    coded: {},
+  };
+}
+
+/**
+ * Whether the request itself names the day (a date-like parameter honoured with that value):
+ * an undated request about a past day (data's default date, end_of_day access) moves on.
+ */
+function isNamed<S extends ParamDefs, R>(route: Route<S, R>, values: ParamValues<S>, date: string): boolean {
+  const sent = values as Readonly<Record<string, unknown>>;
+  for (const name of Object.keys(sent)) {
+    if (route.spec.params[name]?.dateLike === true && sent[name] === date) return true;
+  }
+  return false;
+}
+
+function secondOf(deps: RouteDependencies): number {
+  return Math.floor(deps.clock().getTime() / 1000);
+}
+
+async function codedBody(
+  deps: RouteDependencies,
+  key: string,
+  answer: CachedAnswer,
+  coding: Coding,
+): Promise<Buffer> {
+  const bytes = await compress(answer.body, coding);
+  deps.cache?.addCoded(key, answer, coding, bytes);
+  return bytes;
+}
+
+/** The answer cache of an app: undefined (off) for a zero budget. */
+export function createResponseCache(bytes: number = DEFAULT_CACHE_BYTES): ResponseCache | undefined {
+  if (!Number.isSafeInteger(bytes) || bytes < 0) {
+    throw new RangeError(`cacheBytes must be an integer >= 0, got ${bytes}`);
+  }
+  return bytes === 0 ? undefined : new ResponseCache(bytes);
+}

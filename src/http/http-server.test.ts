@@ -1,0 +1,67 @@
+import { connect } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { DrainingServer } from './http-server.js';
+import { DEFAULT_HTTP_LIMITS } from './limits.js';
+
+/** Larger than any socket buffer on the way, so the answer is still being sent at close(). */
+const BODY = 'x'.repeat(8_000_000);
+
+function listen(server: DrainingServer): Promise<number> {
+  return new Promise((resolve) => {
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      resolve(typeof address === 'object' && address !== null ? address.port : 0);
+    });
+  });
+}
+
+describe('DrainingServer', () => {
+  it('closes without cutting an answer that is still being sent to a slow reader', async () => {
+    const server = new DrainingServer(DEFAULT_HTTP_LIMITS, (_request, response) => {
+      response.setHeader('content-length', BODY.length);
+      response.end(BODY);
+    });
+    const port = await listen(server);
+    const socket = connect(port, '127.0.0.1');
+    const received: Buffer[] = [];
+    await new Promise<void>((resolve) => {
+      socket.once('data', (chunk: Buffer) => {
+        received.push(chunk);
+        socket.pause();
+        resolve();
+      });
+      socket.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n');
+    });
+    // Node's own server.close() would destroy this socket here (its response has ended).
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    expect(server.draining).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const whole = new Promise<string>((resolve) => {
+      socket.on('data', (chunk: Buffer) => received.push(chunk));
+      socket.on('end', () => resolve(Buffer.concat(received).toString('latin1')));
+      socket.resume();
+    });
+    const text = await whole;
+    expect(text.length - text.indexOf('\r\n\r\n') - 4).toBe(BODY.length);
+    await closed;
+  });
+
+  it('closes idle keep-alive connections at once', async () => {
+    const server = new DrainingServer(DEFAULT_HTTP_LIMITS, (_request, response) => response.end('ok'));
+    const port = await listen(server);
+    const socket = connect(port, '127.0.0.1');
+    const ended = new Promise<string>((resolve) => {
+      let text = '';
+      socket.on('data', (chunk) => {
+        text += String(chunk);
+      });
+      socket.on('close', () => resolve(text));
+    });
+    socket.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n');
+    await expect.poll(() => socket.bytesRead).toBeGreaterThan(0);
+    const started = Date.now();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(await ended).toMatch(/^HTTP\/1\.1 200 [\s\S]*\r\n\r\nok$/);
+  });
+});

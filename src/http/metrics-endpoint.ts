@@ -1,0 +1,56 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Metrics } from './metrics.js';
+import { sendProblem } from './reply.js';
+
+export const METRICS_PATH = '/metrics';
+
+/**
+ * GET /metrics, the Prometheus exposition. Without a configured token only loopback clients
+ * may scrape (a sidecar or a local agent); with one (GRIDQUOTE_METRICS_TOKEN), any client that
+ * sends `Authorization: Bearer <token>`. API keys do not open it: metrics are for operators.
+ */
+export function registerMetricsEndpoint(
+  app: FastifyInstance,
+  metrics: Metrics,
+  token: string | undefined,
+): string {
+  const expected = token === undefined ? undefined : digest(token);
+  app.get(METRICS_PATH, async (request, reply) => {
+    reply.header('cache-control', 'no-store');
+    if (expected !== undefined) {
+      if (!bearerMatches(request, expected)) {
+        return sendProblem(reply, {
+          code: 'unauthorized',
+          detail: 'send the metrics token as Authorization: Bearer <token>',
+          headers: { 'www-authenticate': 'Bearer realm="gridquote-metrics"' },
+        });
+      }
+    } else if (!isLoopback(request.socket.remoteAddress)) {
+      return sendProblem(reply, {
+        code: 'forbidden',
+        detail: 'metrics are served to loopback clients only unless a metrics token is configured',
+      });
+    }
+    const body = await metrics.exposition();
+    return reply.header('content-type', metrics.contentType).send(body);
+  });
+  return METRICS_PATH;
+}
+
+function digest(text: string): Buffer {
+  return createHash('sha256').update(text).digest();
+}
+
+/** Compares digests, so neither the length nor the content of the token leaks through timing. */
+function bearerMatches(request: FastifyRequest, expected: Buffer): boolean {
+  const header = request.headers.authorization ?? '';
+  const space = header.indexOf(' ');
+  if (space < 0 || header.slice(0, space).toLowerCase() !== 'bearer') return false;
+  return timingSafeEqual(digest(header.slice(space + 1).trim()), expected);
+}
+
+export function isLoopback(address: string | undefined): boolean {
+  if (address === undefined) return false;
+  return address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.');
+}

@@ -1,0 +1,107 @@
+import type {
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  HookHandlerDoneFunction,
+  onResponseHookHandler,
+} from 'fastify';
+import type { Metrics } from './metrics.js';
+import { operationName } from './openapi.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Public id of the API key that authenticated the request ('' when none did); safe to log. */
+    keyId: string;
+  }
+}
+
+/** The operation label of requests no route matched (404, 405, malformed URLs). */
+export const UNMATCHED = 'unmatched';
+
+export interface ObservabilityOptions {
+  readonly metrics: Metrics;
+  /** Whether request lines are logged at all (the app has a logger). */
+  readonly logging: boolean;
+}
+
+export interface Observability {
+  /** Adds the hooks; before any route is registered. */
+  install(app: FastifyInstance): void;
+  /** For the answers of Fastify's frameworkErrors (a malformed URL), which run no hooks. */
+  observeFrameworkError(request: FastifyRequest, reply: FastifyReply): void;
+}
+
+/**
+ * One log line and one metrics update per request, at onResponse. Each route gets its own hook
+ * (through onRoute) holding its operation name and metric children, so a request looks nothing
+ * up; requests no route matched go through one global hook.
+ */
+export function createObservability(options: ObservabilityOptions): Observability {
+  const unmatched = observer(UNMATCHED, options);
+  return {
+    install(app) {
+      app.decorateRequest('keyId', '');
+      app.addHook('onRoute', (route) => {
+        const hook = observer(operationOf(route.url ?? route.path ?? ''), options);
+        const existing = route.onResponse;
+        route.onResponse =
+          existing === undefined ? [hook] : [...(Array.isArray(existing) ? existing : [existing]), hook];
+      });
+      app.addHook('onResponse', function observeUnmatched(request, reply, done) {
+        if (request.is404) return unmatched.call(this, request, reply, done);
+        done();
+      });
+    },
+    observeFrameworkError(request, reply) {
+      reply.raw.once('finish', () => unmatched.call(request.server, request, reply, () => {}));
+    },
+  };
+}
+
+function operationOf(url: string): string {
+  // The reference page's assets are one operation: a label per file would only add series.
+  if (url === '/docs' || url.startsWith('/docs/')) return 'docs';
+  if (url === '/api/openapi.json') return 'openapi';
+  return operationName(url);
+}
+
+function observer(operation: string, options: ObservabilityOptions): onResponseHookHandler {
+  const recorder = options.metrics.operation(operation);
+  const { logging } = options;
+  return function observe(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) {
+    const status = reply.statusCode;
+    const elapsed = reply.elapsedTime;
+    recorder.record(status, elapsed / 1000);
+    if (logging) {
+      const line = {
+        keyId: request.keyId === '' ? null : request.keyId,
+        operation,
+        method: request.method,
+        url: redactKeys(request.url),
+        status,
+        durationMs: Math.round(elapsed * 1000) / 1000,
+        bytes: bytesSent(request, reply),
+      };
+      // The request's child logger adds reqId; the Authorization header is never part of a line.
+      if (status >= 500) request.log.error(line, 'request');
+      else request.log.info(line, 'request');
+    }
+    done();
+  };
+}
+
+/** Body bytes written: the Content-Length of the answer (coded, when compressed); none for HEAD and 304. */
+function bytesSent(request: FastifyRequest, reply: FastifyReply): number | null {
+  if (request.method === 'HEAD' || reply.statusCode === 304 || reply.statusCode === 204) return 0;
+  const length = reply.getHeader('content-length');
+  if (typeof length === 'number') return length;
+  return typeof length === 'string' ? Number(length) : null;
+}
+
+const KEY_LIKE = /gq(?:_|%5f)[0-9a-f]{12}(?:_|%5f)[A-Za-z0-9_%-]+/gi;
+
+/** A key pasted into the URL (a client's mistake) must not reach the log either. */
+export function redactKeys(url: string): string {
+  if (!url.includes('gq')) return url;
+  return url.replace(KEY_LIKE, 'gq_[redacted]');
+}

@@ -1,0 +1,323 @@
+import { CONTENT_TYPES } from './negotiation.js';
+import type { OperationDocs } from './operation-docs.js';
+import type { ParamDef, ParamDefs } from './params.js';
+import { PROBLEMS } from './problems.js';
+import { problemSchema } from './response-schemas.js';
+
+/**
+ * The OpenAPI 3.1 document, generated from the routes themselves: each parameter's schema and
+ * wording come from the ParamDef that validates it, the required and exactly-one rules from the
+ * OperationSpec that enforces them, the problem responses from the error catalogue. Only the
+ * prose, examples and response shapes are written by hand (the route's `docs`).
+ */
+
+/** What the generator reads of a route (a Route<S, R> is one; `run` and the writers are not read). */
+export interface DocumentedOperation {
+  readonly path: string;
+  readonly spec: {
+    readonly params: ParamDefs;
+    readonly required?: readonly string[];
+    readonly exactlyOne?: readonly (readonly string[])[];
+    readonly disregard?: { readonly when: string; readonly names: readonly string[] };
+  };
+  readonly docs: OperationDocs<ParamDefs>;
+}
+
+export type JsonObject = { readonly [key: string]: unknown };
+
+export const OPENAPI_PATH = '/api/openapi.json';
+export const OPENAPI_VERSION = '3.1.0';
+
+/** Name of an operation (metrics label, operationId): its path without `/api/`. */
+export function operationName(path: string): string {
+  return path.startsWith('/api/') ? path.slice('/api/'.length) : path.replace(/^\//, '');
+}
+
+const PROBLEM_REF = { $ref: '#/components/schemas/Problem' };
+
+/** Statuses every operation may answer with a problem, and what brings each. */
+const PROBLEM_RESPONSES: readonly (readonly [number, string, string, readonly string[]])[] = [
+  [400, 'BadRequest', 'Bad or conflicting parameters; `errors` lists every one', []],
+  [
+    401,
+    'Unauthorized',
+    'No API key, or one that is malformed, unknown, revoked or expired',
+    ['WWW-Authenticate'],
+  ],
+  [404, 'NotFound', 'A code that names no listed contract, or a date without data (`nearestDate`)', []],
+  [406, 'NotAcceptable', 'The `Accept` header allows neither JSON nor CSV', []],
+  [
+    429,
+    'TooManyRequests',
+    "Over the key's rate limit; retry after `Retry-After` seconds",
+    ['Retry-After', 'RateLimit-Policy', 'RateLimit'],
+  ],
+  [503, 'ServiceUnavailable', 'The market data store is unavailable; retry', []],
+];
+
+const HEADERS: Readonly<Record<string, JsonObject>> = {
+  'API-Version': {
+    description: 'The API version, `1` on every response; breaking changes would go under a new prefix.',
+    schema: { type: 'string', enum: ['1'] },
+  },
+  'X-Request-Id': {
+    description:
+      'A fresh id per request (a client-sent one is not trusted); quote it when reporting a problem.',
+    schema: { type: 'string', format: 'uuid' },
+  },
+  'Ignored-Parameters': {
+    description:
+      'Comma-separated names of sent parameters that had no effect (date-like ones under `end_of_day` ' +
+      'access, ticker `from`/`to` with `date`).',
+    schema: { type: 'string' },
+  },
+  ETag: {
+    description:
+      'Strong validator of the representation; send it back in `If-None-Match` to get a 304 when unchanged.',
+    schema: { type: 'string' },
+  },
+  'Cache-Control': {
+    description:
+      '`private, max-age=31536000, immutable` for a past day the request names, `private, max-age=1` otherwise.',
+    schema: { type: 'string' },
+  },
+  'RateLimit-Policy': {
+    description: 'The key\'s limits (IETF RateLimit header fields draft), e.g. `"per-second";q=10;w=1`.',
+    schema: { type: 'string' },
+  },
+  RateLimit: {
+    description: 'The limit closest to exhaustion: remaining requests `r` and seconds to reset `t`.',
+    schema: { type: 'string' },
+  },
+  'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } },
+  'WWW-Authenticate': {
+    description:
+      '`Bearer realm="gridquote"`, with `error="invalid_token"` when a key was sent but is not valid.',
+    schema: { type: 'string' },
+  },
+};
+
+function headerRefs(names: readonly string[]): JsonObject {
+  return Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
+}
+
+function problemResponse(status: number, summary: string, headers: readonly string[]): JsonObject {
+  const codes = Object.entries(PROBLEMS)
+    .filter(([, kind]) => kind.status === status)
+    .map(([code, kind]) => `\`${code}\` (${kind.title})`);
+  return {
+    description: `${summary}. Problem types: ${codes.join(', ')}.`,
+    headers: headerRefs(['API-Version', 'X-Request-Id', ...headers]),
+    content: { 'application/problem+json': { schema: PROBLEM_REF } },
+  };
+}
+
+/** The values a query string gives each parameter, by example name. */
+function exampleValues(examples: Readonly<Record<string, string>>): Map<string, Map<string, string>> {
+  const byParam = new Map<string, Map<string, string>>();
+  for (const [name, query] of Object.entries(examples)) {
+    for (const [param, value] of new URLSearchParams(query)) {
+      let values = byParam.get(param);
+      if (values === undefined) {
+        values = new Map();
+        byParam.set(param, values);
+      }
+      values.set(name, value);
+    }
+  }
+  return byParam;
+}
+
+function url(path: string, query: string): string {
+  return query === '' ? path : `${path}?${query}`;
+}
+
+function code(name: string): string {
+  return `\`${name}\``;
+}
+
+function parameterDescription(name: string, def: ParamDef<unknown>, operation: DocumentedOperation): string {
+  const { spec, docs } = operation;
+  const parts = [docs.params?.[name] ?? def.description];
+  for (const group of spec.exactlyOne ?? []) {
+    if (group.includes(name)) parts.push(`Exactly one of ${group.map(code).join(', ')} is sent.`);
+  }
+  if (spec.disregard?.names.includes(name)) {
+    parts.push(
+      `Disregarded (not validated) when ${code(spec.disregard.when)} is sent, and then listed in \`Ignored-Parameters\`.`,
+    );
+  }
+  if (def.dateLike) {
+    parts.push('Ignored (not validated) under `end_of_day` access, and then listed in `Ignored-Parameters`.');
+  }
+  return parts.join(' ');
+}
+
+/**
+ * A parameter's examples: one per named example that sends it, led by the operation's first
+ * example, which has no value where that example does not send the parameter. Reference pages
+ * (Swagger UI) fill each field with its first example: this way the fields together form the
+ * first example request, never a conflicting mix (futures and options both filled).
+ */
+function parameterExamples(
+  name: string,
+  first: string | undefined,
+  values: ReadonlyMap<string, string> | undefined,
+): JsonObject | undefined {
+  if (values === undefined) return undefined;
+  const examples: Record<string, JsonObject> = {};
+  if (first !== undefined && !values.has(first)) examples[first] = { summary: `${first}: ${name} not sent` };
+  for (const [example, value] of values) examples[example] = { summary: example, value };
+  return examples;
+}
+
+function parameters(operation: DocumentedOperation): JsonObject[] {
+  const { spec } = operation;
+  const examples = exampleValues(operation.docs.examples);
+  const first = Object.keys(operation.docs.examples)[0];
+  const list: JsonObject[] = Object.entries(spec.params).map(([name, def]) => {
+    const named = parameterExamples(name, first, examples.get(name));
+    return {
+      name,
+      in: 'query',
+      required: spec.required?.includes(name) ?? false,
+      description: parameterDescription(name, def, operation),
+      schema: { type: 'string', ...def.schema },
+      ...(named ? { examples: named } : {}),
+    };
+  });
+  list.push({ $ref: '#/components/parameters/format' });
+  return list;
+}
+
+function operationDescription(operation: DocumentedOperation): string {
+  const { spec, docs, path } = operation;
+  const rules: string[] = [];
+  for (const name of spec.required ?? []) rules.push(`${code(name)} is required.`);
+  for (const group of spec.exactlyOne ?? []) {
+    rules.push(`Send exactly one of ${group.map(code).join(', ')}.`);
+  }
+  rules.push(
+    'Any other parameter (a typo such as `dat`) or a parameter sent twice is a 400 naming it; `format` ' +
+      'is accepted everywhere.',
+  );
+  const examples = Object.entries(docs.examples).map(
+    ([name, query]) => `- ${name}: \`GET ${url(path, query)}\``,
+  );
+  return `${docs.description}\n\n**Parameters.** ${rules.join(' ')}\n\n**Examples**\n\n${examples.join('\n')}`;
+}
+
+function operationObject(operation: DocumentedOperation): JsonObject {
+  const { docs, path } = operation;
+  const problems = Object.fromEntries(
+    PROBLEM_RESPONSES.map(([status, name]) => [String(status), { $ref: `#/components/responses/${name}` }]),
+  );
+  return {
+    operationId: operationName(path),
+    summary: docs.summary,
+    description: operationDescription(operation),
+    tags: [docs.tag],
+    parameters: parameters(operation),
+    responses: {
+      '200': {
+        description:
+          `JSON by default; CSV with \`Accept: text/csv\` or \`format=csv\`. ${docs.csv} ` +
+          'Compressed (br, gzip) when `Accept-Encoding` allows and the body is over 1 KiB.',
+        headers: headerRefs([
+          'API-Version',
+          'X-Request-Id',
+          'Ignored-Parameters',
+          'ETag',
+          'Cache-Control',
+          'RateLimit-Policy',
+          'RateLimit',
+        ]),
+        content: {
+          'application/json': { schema: docs.response },
+          'text/csv': { schema: { type: 'string', description: docs.csv } },
+        },
+      },
+      '304': {
+        description: 'Not modified: `If-None-Match` names the current `ETag`; no body.',
+        headers: headerRefs(['API-Version', 'X-Request-Id', 'ETag', 'Cache-Control']),
+      },
+      ...problems,
+    },
+    // Machine-readable forms of the rules and examples above (OpenAPI cannot express exclusive
+    // parameters); openapi.test.ts runs every example against the seeded store.
+    'x-gridquote-exactly-one': operation.spec.exactlyOne ?? [],
+    'x-gridquote-examples': Object.entries(docs.examples).map(([name, query]) => ({
+      name,
+      url: url(path, query),
+    })),
+  };
+}
+
+const INFO_DESCRIPTION = `Read-only market data of an AU/NZ energy derivatives exchange: futures and options
+on electricity, gas and environmental products. Nine \`GET\` operations under \`/api/\`, each answering
+JSON or CSV.
+
+**Authentication.** Every operation needs \`Authorization: Bearer <API key>\` (a key is
+\`gq_<id>_<secret>\`; the id is public). Authentication is decided before any parameter is looked at.
+Keys have an access level: \`historical\` honours every date parameter; \`end_of_day\` ignores every
+date-like parameter (\`date\`, datamine's \`from\`/\`to\`) and answers the latest data, naming what it ignored
+in \`Ignored-Parameters\`.
+
+**Representations.** JSON by default; \`Accept: text/csv\` (q-values honoured) or \`?format=csv\` selects
+CSV, \`?format=json\` JSON. Every JSON value is a string except trades' \`block\` (boolean), datamine's
+\`tradingDays\` (number) and intraday's absent values (null). Dates are \`yyyyMMdd\`, times \`HHmmss\`
+(Sydney exchange time), bounds inclusive.
+
+**Errors** are \`application/problem+json\` (RFC 9457), also when CSV was asked for: \`type\`
+(\`tag:gridquote,2025:problems/<code>\`), \`title\`, \`status\`, \`detail\`, and \`errors\` listing every
+bad parameter. Checks run in this order: 401, 429, 400, 406, 404.
+
+**This document** is public (no API key) and generated by the server from the same parameter specs
+that validate requests. The interactive reference page is at [/docs](/docs).`;
+
+export function buildOpenApiDocument(operations: readonly DocumentedOperation[]): JsonObject {
+  const tags = [...new Set(operations.map((operation) => operation.docs.tag))];
+  return {
+    openapi: OPENAPI_VERSION,
+    info: {
+      title: 'gridquote market data API',
+      version: '1',
+      summary: 'Market data of an AU/NZ energy derivatives exchange',
+      description: INFO_DESCRIPTION,
+    },
+    // Relative: the document describes whichever host serves it.
+    servers: [{ url: '/', description: 'this server' }],
+    security: [{ apiKey: [] }],
+    tags: tags.map((name) => ({ name })),
+    paths: Object.fromEntries(
+      operations.map((operation) => [operation.path, { get: operationObject(operation) }]),
+    ),
+    components: {
+      securitySchemes: {
+        apiKey: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'gq_<id>_<secret>',
+          description: 'An API key issued with `gridquote keys create`.',
+        },
+      },
+      parameters: {
+        format: {
+          name: 'format',
+          in: 'query',
+          required: false,
+          description: 'Overrides the `Accept` header: `json` or `csv`.',
+          schema: { type: 'string', enum: Object.keys(CONTENT_TYPES) },
+        },
+      },
+      headers: HEADERS,
+      schemas: { Problem: problemSchema },
+      responses: Object.fromEntries(
+        PROBLEM_RESPONSES.map(([status, name, summary, headers]) => [
+          name,
+          problemResponse(status, summary, headers),
+        ]),
+      ),
+    },
+  };
+}

@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { type CachedAnswer, ResponseCache } from './response-cache.js';
+
+function answer(bytes: number, options: { immutable?: boolean; date?: string } = {}): CachedAnswer {
+  return {
+    body: Buffer.alloc(bytes, 'x'),
+    etags: { identity: '"t"', br: '"t-br"', gzip: '"t-gz"' },
+    immutable: options.immutable ?? true,
+    version: 1,
+    clockSecond: undefined,
+    date: options.date ?? '20250227',
+    coded: {},
+  };
+}
+
+describe('ResponseCache', () => {
+  it('evicts the least recently used answers to stay within its byte budget', () => {
+    const cache = new ResponseCache(12_000);
+    for (const key of ['a', 'b', 'c', 'd']) cache.set(key, answer(1000));
+    expect(cache.size).toBe(4);
+    const perEntry = cache.bytes / 4;
+    expect(perEntry).toBeGreaterThan(1000);
+    cache.get('a'); // a is now the most recent
+    for (const key of ['e', 'f', 'g', 'h', 'i', 'j']) cache.set(key, answer(1000));
+    expect(cache.bytes).toBeLessThanOrEqual(12_000);
+    expect(cache.size).toBe(9);
+    expect(cache.get('a')).toBeDefined();
+    expect(cache.get('b')).toBeUndefined();
+    expect(cache.get('j')).toBeDefined();
+  });
+
+  it('counts coded bodies against the budget, and keeps them only for the current entry', () => {
+    const cache = new ResponseCache(1_000_000);
+    const first = answer(5000);
+    cache.set('k', first);
+    const before = cache.bytes;
+    cache.addCoded('k', first, 'br', Buffer.alloc(700));
+    expect(cache.bytes).toBe(before + 700);
+    expect(cache.get('k')?.coded.br?.length).toBe(700);
+    const replaced = answer(5000);
+    cache.set('k', replaced);
+    // A compression that finishes after its answer was replaced is not attached to the new one.
+    cache.addCoded('k', first, 'gzip', Buffer.alloc(900));
+    expect(cache.get('k')?.coded.gzip).toBeUndefined();
+    expect(cache.bytes).toBe(before);
+    cache.delete('k');
+    expect(cache.bytes).toBe(0);
+  });
+
+  it('does not keep an answer larger than an eighth of the budget', () => {
+    const cache = new ResponseCache(80_000);
+    cache.set('small', answer(1000));
+    cache.set('big', answer(20_000));
+    expect(cache.get('big')).toBeUndefined();
+    expect(cache.get('small')).toBeDefined();
+  });
+
+  it('drops current-day answers on new events, and past ones only for a day the events touched', () => {
+    const cache = new ResponseCache(1_000_000);
+    cache.set('current', answer(10, { immutable: false, date: '20250228' }));
+    cache.set('undated', answer(10, { immutable: false, date: undefined }));
+    cache.set('past-26', answer(10, { date: '20250226' }));
+    cache.set('past-27', answer(10, { date: '20250227' }));
+    cache.dropStale(['20250303']);
+    expect(cache.get('current')).toBeUndefined();
+    expect(cache.get('undated')).toBeUndefined();
+    expect(cache.get('past-26')).toBeDefined();
+    cache.dropStale(['20250227']);
+    expect(cache.get('past-27')).toBeUndefined();
+    expect(cache.get('past-26')).toBeDefined();
+    expect(cache.size).toBe(1);
+  });
+});

@@ -1,0 +1,125 @@
+import type { Coding } from './compression.js';
+
+/**
+ * The serialised bytes of recent answers, least recently used evicted first, within a byte
+ * budget (architecture "Performance shape": serialise once, cache the bytes). Keys are built
+ * by answer.ts; this file only keeps the bytes and their accounting.
+ */
+
+export interface CachedAnswer {
+  /** The identity bytes, exactly what a fresh query would send. */
+  readonly body: Buffer;
+  /** Strong entity tags (quoted) of the identity and each coded representation. */
+  readonly etags: Readonly<Record<Coding | 'identity', string>>;
+  /** A past day's answer to a request that names that day: valid whatever the version. */
+  readonly immutable: boolean;
+  /** The store's version the answer was computed at (current-day answers are valid only at it). */
+  readonly version: number;
+  /** Set when the query read the exchange clock: the answer is valid only within that second. */
+  readonly clockSecond: number | undefined;
+  /** The trading day the answer is about, if one. */
+  readonly date: string | undefined;
+  /** Coded bodies, filled in on first demand. */
+  readonly coded: { br?: Buffer; gzip?: Buffer };
+}
+
+/** Map entry and key overhead, so that a flood of tiny answers still hits the budget. */
+const ENTRY_OVERHEAD = 256;
+
+export class ResponseCache {
+  readonly #budget: number;
+  readonly #maxEntry: number;
+  /** Insertion order is recency order: a hit moves its entry to the end. */
+  readonly #entries = new Map<string, CachedAnswer>();
+  /** Keys of the entries that a new event makes stale, so dropping them scans nothing else. */
+  readonly #current = new Set<string>();
+  #bytes = 0;
+  #latestImmutableDate = '';
+
+  /** budget: bytes; an answer over an eighth of it is not kept (it would flush the rest). */
+  constructor(budget: number) {
+    this.#budget = budget;
+    this.#maxEntry = Math.floor(budget / 8);
+  }
+
+  get bytes(): number {
+    return this.#bytes;
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  get(key: string): CachedAnswer | undefined {
+    const answer = this.#entries.get(key);
+    if (answer !== undefined) {
+      this.#entries.delete(key);
+      this.#entries.set(key, answer);
+    }
+    return answer;
+  }
+
+  set(key: string, answer: CachedAnswer): void {
+    this.delete(key);
+    const size = sizeOf(key, answer);
+    if (size > this.#maxEntry) return;
+    this.#entries.set(key, answer);
+    this.#bytes += size;
+    if (answer.immutable) {
+      if (answer.date !== undefined && answer.date > this.#latestImmutableDate) {
+        this.#latestImmutableDate = answer.date;
+      }
+    } else {
+      this.#current.add(key);
+    }
+    this.#evict();
+  }
+
+  /** Keeps a coded body beside its answer, if the answer is still the cached one for the key. */
+  addCoded(key: string, answer: CachedAnswer, coding: Coding, bytes: Buffer): void {
+    if (this.#entries.get(key) !== answer || answer.coded[coding] !== undefined) return;
+    answer.coded[coding] = bytes;
+    this.#bytes += bytes.length;
+    this.#evict();
+  }
+
+  delete(key: string): void {
+    const answer = this.#entries.get(key);
+    if (answer === undefined) return;
+    this.#entries.delete(key);
+    this.#current.delete(key);
+    this.#bytes -= sizeOf(key, answer);
+  }
+
+  /**
+   * New events: every current-day answer is stale, and so is a past day's answer when a late
+   * event touched its day (the feed should not send one, but a stale answer must not outlive it).
+   */
+  dropStale(dates: readonly string[]): void {
+    for (const key of [...this.#current]) this.delete(key);
+    if (dates.some((date) => date <= this.#latestImmutableDate)) {
+      const touched = new Set(dates);
+      for (const [key, answer] of [...this.#entries]) {
+        if (answer.date !== undefined && touched.has(answer.date)) this.delete(key);
+      }
+    }
+  }
+
+  #evict(): void {
+    if (this.#bytes <= this.#budget) return;
+    for (const key of this.#entries.keys()) {
+      this.delete(key);
+      if (this.#bytes <= this.#budget) return;
+    }
+  }
+}
+
+function sizeOf(key: string, answer: CachedAnswer): number {
+  return (
+    ENTRY_OVERHEAD +
+    key.length * 2 +
+    answer.body.length +
+    (answer.coded.br?.length ?? 0) +
+    (answer.coded.gzip?.length ?? 0)
+  );
+}
