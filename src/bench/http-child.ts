@@ -1,0 +1,181 @@
+import { type ChildProcess, fork } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * The parent's side of the HTTP benchmark's child processes. Each server runs in its own
+ * process so that the load generator (this process) never shares its event loop; they talk
+ * over the IPC channel: the child reports `ready` with its URL, answers `memory` requests and
+ * exits cleanly on `stop` (a clean exit is what makes --cpu-prof write its profile).
+ */
+
+/** What a server child is told to run (argv[2] of http-server-child.js, as JSON). */
+export type ServerChildConfig =
+  | {
+      /** `startServer` exactly as `gridquote serve` calls it (cache on, default budget). */
+      readonly mode: 'serve';
+      readonly db: string;
+      readonly logLevel: string | false;
+    }
+  | {
+      /** The same composition as startServer, but with the answer cache off: every answer is cold. */
+      readonly mode: 'no-cache';
+      readonly db: string;
+      readonly logLevel: string | false;
+    }
+  | {
+      /** `startDemo` on a small fresh history: the live exchange replays and ingests in-process. */
+      readonly mode: 'live';
+      readonly db: string;
+      readonly historyDays: number;
+      readonly until: string;
+      readonly seed: number;
+      readonly speed: number;
+    };
+
+/** What the baseline child serves: one fixed answer, byte for byte. */
+export interface BaselineConfig {
+  readonly status: number;
+  /** Name/value pairs in the order received (Node's rawHeaders), without the ones Node adds itself. */
+  readonly headers: readonly string[];
+  readonly bodyBase64: string;
+  readonly keepAliveTimeoutMs: number;
+}
+
+export interface ReadyMessage {
+  readonly type: 'ready';
+  readonly url: string;
+  /** A historical API key with very high (but not unlimited) rate limits, for server children. */
+  readonly key?: string;
+  /** Server children: the trading days the store holds, ascending. */
+  readonly dates?: readonly string[];
+}
+
+export interface MemoryReport {
+  readonly type: 'memory';
+  readonly rssBytes: number;
+  /** Peak RSS of the process so far. */
+  readonly maxRssBytes: number;
+  /** Linux only (/proc/self/status): anonymous memory vs file pages (SQLite's mmap). */
+  readonly anonBytes: number | undefined;
+  readonly fileBytes: number | undefined;
+  readonly heapUsedBytes: number;
+}
+
+export type ParentMessage = { readonly type: 'memory' } | { readonly type: 'stop' };
+
+export interface ChildOptions {
+  /** Where the child's stdout goes: a file descriptor opened by the caller, or 'ignore'. */
+  readonly stdout: number | 'ignore';
+  /** Node flags of the child, e.g. --cpu-prof. */
+  readonly execArgv?: readonly string[];
+}
+
+export interface Child {
+  readonly ready: ReadyMessage;
+  memory(): Promise<MemoryReport>;
+  /** Asks the child to close and waits for it to exit. */
+  stop(): Promise<void>;
+}
+
+/** Forks a compiled sibling script (e.g. './http-server-child.js') and waits for its `ready`. */
+export async function startChild(script: string, args: readonly string[], options: ChildOptions): Promise<Child> {
+  const path = fileURLToPath(new URL(script, import.meta.url));
+  const child = fork(path, [...args], {
+    // Not the parent's --expose-gc: the server runs with the flags production would.
+    execArgv: [...(options.execArgv ?? [])],
+    stdio: ['ignore', options.stdout, 'inherit', 'ipc'],
+  });
+  const ready = await firstMessage(child, (message): message is ReadyMessage => isType(message, 'ready'));
+  return {
+    ready,
+    async memory() {
+      child.send({ type: 'memory' } satisfies ParentMessage);
+      return firstMessage(child, (message): message is MemoryReport => isType(message, 'memory'));
+    },
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = once(child, 'exit');
+      child.send({ type: 'stop' } satisfies ParentMessage);
+      const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+function isType(message: unknown, type: string): boolean {
+  return typeof message === 'object' && message !== null && 'type' in message && message.type === type;
+}
+
+/** The next message that passes the guard; rejects if the child exits first. */
+function firstMessage<T>(child: ChildProcess, guard: (message: unknown) => message is T): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const onMessage = (message: unknown) => {
+      if (!guard(message)) return;
+      cleanup();
+      resolve(message);
+    };
+    const onExit = (code: number | null, signal: NodeJS.Signals | null) => {
+      cleanup();
+      reject(new Error(`bench child exited (code ${code}, signal ${signal}) before answering`));
+    };
+    const cleanup = () => {
+      child.off('message', onMessage);
+      child.off('exit', onExit);
+    };
+    child.on('message', onMessage);
+    child.on('exit', onExit);
+  });
+}
+
+/** The child's side: answers memory requests and runs `close` then exits on stop. */
+export function serveParent(close: () => Promise<void>): void {
+  process.on('message', (message: unknown) => {
+    if (isType(message, 'memory')) process.send?.(memoryReport());
+    else if (isType(message, 'stop')) {
+      close().then(
+        () => process.exit(0),
+        (error: unknown) => {
+          process.stderr.write(`bench child: close failed: ${String(error)}\n`);
+          process.exit(1);
+        },
+      );
+    }
+  });
+  // Orphaned (the parent died): do not linger as a server nobody stops.
+  process.on('disconnect', () => process.exit(0));
+}
+
+function memoryReport(): MemoryReport {
+  const status = procStatus();
+  return {
+    type: 'memory',
+    rssBytes: process.memoryUsage().rss,
+    maxRssBytes: process.resourceUsage().maxRSS * 1024,
+    anonBytes: status.get('RssAnon'),
+    fileBytes: status.get('RssFile'),
+    heapUsedBytes: process.memoryUsage().heapUsed,
+  };
+}
+
+/** kB fields of /proc/self/status as bytes; empty off Linux. */
+function procStatus(): Map<string, number> {
+  const fields = new Map<string, number>();
+  try {
+    // Synchronous on purpose: asked for between load runs, when the server is idle.
+    const text = readFileSync('/proc/self/status', 'utf8');
+    for (const line of text.split('\n')) {
+      const match = /^(\w+):\s+(\d+) kB$/.exec(line);
+      if (match?.[1] !== undefined && match[2] !== undefined) fields.set(match[1], Number(match[2]) * 1024);
+    }
+  } catch {
+    // not Linux
+  }
+  return fields;
+}
+
+export function sendReady(message: ReadyMessage): void {
+  process.send?.(message);
+}
