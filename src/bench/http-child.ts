@@ -61,6 +61,8 @@ export interface MemoryReport {
   readonly anonBytes: number | undefined;
   readonly fileBytes: number | undefined;
   readonly heapUsedBytes: number;
+  /** Server children: the store's data version (the last event sequence), to count ingest. */
+  readonly storeVersion: number | undefined;
 }
 
 export type ParentMessage = { readonly type: 'memory' } | { readonly type: 'stop' };
@@ -131,9 +133,9 @@ function firstMessage<T>(child: ChildProcess, guard: (message: unknown) => messa
 }
 
 /** The child's side: answers memory requests and runs `close` then exits on stop. */
-export function serveParent(close: () => Promise<void>): void {
+export function serveParent(close: () => Promise<void>, storeVersion?: () => number): void {
   process.on('message', (message: unknown) => {
-    if (isType(message, 'memory')) process.send?.(memoryReport());
+    if (isType(message, 'memory')) process.send?.(memoryReport(storeVersion?.()));
     else if (isType(message, 'stop')) {
       close().then(
         () => process.exit(0),
@@ -148,7 +150,7 @@ export function serveParent(close: () => Promise<void>): void {
   process.on('disconnect', () => process.exit(0));
 }
 
-function memoryReport(): MemoryReport {
+function memoryReport(storeVersion: number | undefined): MemoryReport {
   const status = procStatus();
   return {
     type: 'memory',
@@ -157,6 +159,7 @@ function memoryReport(): MemoryReport {
     anonBytes: status.get('RssAnon'),
     fileBytes: status.get('RssFile'),
     heapUsedBytes: process.memoryUsage().heapUsed,
+    storeVersion,
   };
 }
 

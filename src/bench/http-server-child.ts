@@ -100,5 +100,8 @@ const key = createApiKey({
   now: new Date(),
 });
 started.store.keys.insertKey(key.record);
-serveParent(() => started.close());
+serveParent(
+  () => started.close(),
+  () => started.store.reader.version(),
+);
 sendReady({ type: 'ready', url: started.url, key: key.key, dates: started.store.reader.dates() });

@@ -2,6 +2,8 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { benchHttp, httpOptions } from './http-bench.js';
+import { httpSection } from './http-report.js';
 import { benchIngest, type IngestBenchResult } from './ingest-bench.js';
 import { formatCount, formatMiB, perSecond } from './measure.js';
 import { benchSeed, type SeedBenchResult } from './seed-bench.js';
@@ -9,7 +11,8 @@ import { benchSeed, type SeedBenchResult } from './seed-bench.js';
 /**
  * `npm run bench`: runs the benchmarks in sequence and rewrites their sections of
  * docs/benchmarks.md (other sections are kept). Flags: --ingest-days N (default 20),
- * --seed-days N (default 250), --no-seed.
+ * --seed-days N (default 250), --no-seed; the HTTP benchmark: --no-http, --http-only and the
+ * --http-* flags of http-bench.ts.
  */
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -27,6 +30,16 @@ function flag(name: string, fallback: number): number {
 }
 
 async function main(): Promise<void> {
+  if (!process.argv.includes('--http-only')) await ingestAndSeed();
+  if (!process.argv.includes('--no-http')) {
+    // Its own cache directory: the seeded history is kept between runs (SCRATCH is not).
+    const options = httpOptions(process.argv, join(ROOT, '.bench-tmp', 'http'), UNTIL, SEED);
+    writeSection('http', httpSection(await benchHttp(options)));
+    process.stderr.write(`bench: wrote ${DOC}\n`);
+  }
+}
+
+async function ingestAndSeed(): Promise<void> {
   const ingestDays = flag('--ingest-days', 20);
   const seedDays = flag('--seed-days', 250);
   const withSeed = !process.argv.includes('--no-seed');

@@ -120,6 +120,24 @@ export function createSqliteWriter(
     return entry;
   }
 
+  /**
+   * One ticker row: identity and contract columns, then the type's values in the column order
+   * bid, bid_size, ask, ask_size, price, volume, settle, published_at, implied_volatility.
+   */
+  function pushTick(
+    date: number,
+    seq: number,
+    time: number,
+    key: ContractKey,
+    kind: number,
+    values: readonly (number | null)[],
+  ): void {
+    tickRows
+      .start()
+      .push(date, seq, time, key.market, key.instrument, key.code, key.optionType, kind, ...values);
+    tickRows.end();
+  }
+
   /** Writes one new event's rows (buffered) and adds it to the summary views. */
   function apply(event: ValidatedEvent, date: number): void {
     const time = timeToInt(event.time);
@@ -127,28 +145,17 @@ export function createSqliteWriter(
       case 'book': {
         const { info, key } = register(event.contract);
         views.touchDay(info.market, date, time);
-        tickRows
-          .start()
-          .push(
-            date,
-            event.seq,
-            time,
-            key.market,
-            key.instrument,
-            key.code,
-            key.optionType,
-            TICK_KIND_IDS.book,
-            event.bidCents,
-            event.bidSize,
-            event.askCents,
-            event.askSize,
-            null,
-            null,
-            null,
-            null,
-            null,
-          );
-        tickRows.end();
+        pushTick(date, event.seq, time, key, TICK_KIND_IDS.book, [
+          event.bidCents,
+          event.bidSize,
+          event.askCents,
+          event.askSize,
+          null,
+          null,
+          null,
+          null,
+          null,
+        ]);
         views.book(date, key, event.seq, event.bidCents, event.bidSize, event.askCents, event.askSize);
         return;
       }
@@ -159,28 +166,17 @@ export function createSqliteWriter(
         const faceValueMillis =
           hours === null ? null : multiplyExact(event.volume, event.priceCents, hours, info.mwTenths);
         const mwhTenths = hours === null ? null : multiplyExact(event.volume, hours, info.mwTenths);
-        tickRows
-          .start()
-          .push(
-            date,
-            event.seq,
-            time,
-            key.market,
-            key.instrument,
-            key.code,
-            key.optionType,
-            TICK_KIND_IDS.trade,
-            null,
-            null,
-            null,
-            null,
-            event.priceCents,
-            event.volume,
-            null,
-            null,
-            null,
-          );
-        tickRows.end();
+        pushTick(date, event.seq, time, key, TICK_KIND_IDS.trade, [
+          null,
+          null,
+          null,
+          null,
+          event.priceCents,
+          event.volume,
+          null,
+          null,
+          null,
+        ]);
         tradeRows
           .start()
           .push(
@@ -227,28 +223,17 @@ export function createSqliteWriter(
       case 'settle': {
         const { info, key } = register(event.contract);
         views.touchDay(info.market, date, time);
-        tickRows
-          .start()
-          .push(
-            date,
-            event.seq,
-            time,
-            key.market,
-            key.instrument,
-            key.code,
-            key.optionType,
-            TICK_KIND_IDS.settle,
-            null,
-            null,
-            null,
-            null,
-            null,
-            null,
-            event.settleCents,
-            event.publishedAt,
-            event.impliedVolatility,
-          );
-        tickRows.end();
+        pushTick(date, event.seq, time, key, TICK_KIND_IDS.settle, [
+          null,
+          null,
+          null,
+          null,
+          null,
+          null,
+          event.settleCents,
+          event.publishedAt,
+          event.impliedVolatility,
+        ]);
         views.settle(date, key, event.seq, event.settleCents, event.impliedVolatility);
         return;
       }
