@@ -7,8 +7,21 @@ import { promisify } from 'node:util';
 import { SETTINGS } from '../config.js';
 import { DEFAULT_HTTP_LIMITS } from '../http/limits.js';
 import { MIGRATIONS } from '../store/sqlite/migrations.js';
-import { type BaselineConfig, type Child, type MemoryReport, type ServerChildConfig, startChild } from './http-child.js';
-import { closeFetchConnections, fetchOnce, type LoadRun, type LoadTarget, median, runLoad } from './http-load.js';
+import {
+  type BaselineConfig,
+  type Child,
+  type ChildStats,
+  type ServerChildConfig,
+  startChild,
+} from './http-child.js';
+import {
+  closeFetchConnections,
+  fetchOnce,
+  type LoadRun,
+  type LoadTarget,
+  median,
+  runLoad,
+} from './http-load.js';
 import { removeDatabase } from './measure.js';
 
 /**
@@ -40,8 +53,15 @@ export interface HttpBenchOptions {
   readonly profileOnly?: boolean;
 }
 
+/** A load run plus the server's own CPU time for it (read from the child before and after). */
+export interface MeasuredRun extends LoadRun {
+  /** Server process CPU (user + system, all its threads) per 2xx answer: µs. */
+  readonly serverCpuUs: number;
+}
+
 export interface LoadSummary {
-  readonly runs: readonly LoadRun[];
+  readonly runs: readonly MeasuredRun[];
+  readonly serverCpuUs: number;
   readonly requestsPerSecond: number;
   readonly p50Ms: number;
   readonly p99Ms: number;
@@ -88,11 +108,16 @@ export interface HttpBenchResult {
     readonly json: readonly number[];
     readonly csv: readonly number[];
     readonly jsonBrotli: readonly number[];
+    /** JSON, identity, each remaining day, after the load runs (filling the answer cache). */
+    readonly cacheFill?: readonly number[];
   };
   readonly memory: {
-    readonly serve: MemoryReport;
-    readonly noCache?: MemoryReport;
-    readonly live?: MemoryReport;
+    /** At the end: after its load runs and with the answer cache filled. */
+    readonly serve: ChildStats;
+    /** After its load runs, before the answer cache was filled. */
+    readonly serveAfterLoad?: ChildStats;
+    readonly noCache?: ChildStats;
+    readonly live?: ChildStats;
   };
   readonly wallMs: number;
   /** profileOnly: requests the profiled server answered in all. */
@@ -157,15 +182,8 @@ export async function benchHttp(options: HttpBenchOptions): Promise<HttpBenchRes
       // Before any load: each request names a day nothing has asked for, so each is a miss.
       progress(`cold full-day ticker, single requests on ${3 * COLD_DAYS} distinct days`);
       const cold = (offset: number) => dates.slice(-2 - offset - COLD_DAYS, -2 - offset);
-      const time = async (days: readonly string[], headers: Record<string, string>) => {
-        const ms: number[] = [];
-        for (const day of days) {
-          const fetched = await fetchOnce(`${serve.ready.url}/api/ticker?futures=${MARKET}&date=${day}`, headers);
-          if (fetched.status !== 200) throw new Error(`ticker of ${day} answered ${fetched.status}`);
-          ms.push(fetched.ms);
-        }
-        return ms;
-      };
+      const time = (days: readonly string[], headers: Record<string, string>) =>
+        timeTickers(serve.ready.url, days, headers);
       coldLatency = {
         json: await time(cold(0), json),
         csv: await time(cold(COLD_DAYS), csv),
@@ -184,7 +202,9 @@ export async function benchHttp(options: HttpBenchOptions): Promise<HttpBenchRes
     if (options.profileOnly) {
       const warm = await runLoad(tradelog, warmup);
       progress(`(b) gridquote ${paths.tradelog}, ${options.seconds} s under the profiler`);
-      gridquote = summarise([await runLoad(tradelog, settings)]);
+      gridquote = summarise([
+        await measuredRun({ label: '(b) gridquote', target: tradelog, server: serve }, settings),
+      ]);
       // The reference fetch, the warm-up and the run: everything the profile saw.
       profiledRequests = 1 + warm.requests + gridquote.runs.reduce((sum, run) => sum + run.requests, 0);
     } else {
@@ -198,7 +218,15 @@ export async function benchHttp(options: HttpBenchOptions): Promise<HttpBenchRes
       progress(
         `(a) baseline vs (b) gridquote on ${paths.tradelog}: ${options.rounds} rounds of ${options.seconds} s each`,
       );
-      const [a = [], b = []] = await interleave([baselineTarget, tradelog], options.rounds, settings, warmup);
+      const [a = [], b = []] = await interleave(
+        [
+          { label: '(a) baseline', target: baselineTarget, server: baselineChild },
+          { label: '(b) gridquote', target: tradelog, server: serve },
+        ],
+        options.rounds,
+        settings,
+        warmup,
+      );
       baseline = summarise(a);
       gridquote = summarise(b);
       ratios = {
@@ -215,8 +243,8 @@ export async function benchHttp(options: HttpBenchOptions): Promise<HttpBenchRes
       const ticker = { url: serve.ready.url, paths: [paths.ticker] };
       const [j = [], c = []] = await interleave(
         [
-          { ...ticker, headers: json },
-          { ...ticker, headers: csv },
+          { label: '(c) ticker JSON cached', target: { ...ticker, headers: json }, server: serve },
+          { label: '(c) ticker CSV cached', target: { ...ticker, headers: csv }, server: serve },
         ],
         Math.min(options.rounds, SIDE_ROUNDS),
         settings,
@@ -225,10 +253,21 @@ export async function benchHttp(options: HttpBenchOptions): Promise<HttpBenchRes
       tickerCached = { json: summarise(j), csv: summarise(c) };
     }
     closeFetchConnections();
-    const serveMemory = await serve.memory();
+    let serveMemory = await serve.stats();
+    let serveAfterLoad: ChildStats | undefined;
+    let cacheFill: readonly number[] | undefined;
+    if (!options.profileOnly) {
+      // The worst case for memory: the answer cache full (its budget, 64 MiB, is smaller than
+      // the JSON tickers of the days left), each one a cold answer timed like the ones above.
+      const fillDays = dates.slice(0, -2 - 3 * COLD_DAYS);
+      progress(`filling the answer cache: full-day ticker JSON of ${fillDays.length} more days`);
+      serveAfterLoad = serveMemory;
+      cacheFill = await timeTickers(serve.ready.url, fillDays, json);
+      serveMemory = await serve.stats();
+    }
     await serve.stop();
-    const logText = readFileSync(logPath, 'utf8');
-    const log = { path: logPath, lines: count(logText, '\n'), bytes: Buffer.byteLength(logText) };
+    const logBytes = readFileSync(logPath);
+    const log = { path: logPath, lines: countLines(logBytes), bytes: logBytes.length };
     rmSync(logPath, { force: true });
 
     if (options.profileOnly) {
@@ -259,21 +298,37 @@ export async function benchHttp(options: HttpBenchOptions): Promise<HttpBenchRes
     );
     closeSync(noCacheFd);
     let tickerCold: HttpBenchResult['tickerCold'];
-    let noCacheMemory: MemoryReport;
+    let noCacheMemory: ChildStats;
     try {
       const coldPaths = coldDays.map((day) => `/api/ticker?futures=${MARKET}&date=${day}`);
       const authCold = { authorization: `Bearer ${noCache.ready.key ?? ''}` };
       const [j = [], c = []] = await interleave(
         [
-          { url: noCache.ready.url, paths: coldPaths, headers: { ...authCold, accept: 'application/json' } },
-          { url: noCache.ready.url, paths: coldPaths, headers: { ...authCold, accept: 'text/csv' } },
+          {
+            label: '(c) ticker JSON cold',
+            target: {
+              url: noCache.ready.url,
+              paths: coldPaths,
+              headers: { ...authCold, accept: 'application/json' },
+            },
+            server: noCache,
+          },
+          {
+            label: '(c) ticker CSV cold',
+            target: {
+              url: noCache.ready.url,
+              paths: coldPaths,
+              headers: { ...authCold, accept: 'text/csv' },
+            },
+            server: noCache,
+          },
         ],
         Math.min(options.rounds, SIDE_ROUNDS),
         settings,
         warmup,
       );
       tickerCold = { json: summarise(j), csv: summarise(c), days: coldDays.length };
-      noCacheMemory = await noCache.memory();
+      noCacheMemory = await noCache.stats();
     } finally {
       await noCache.stop();
       rmSync(logPath, { force: true });
@@ -298,16 +353,21 @@ export async function benchHttp(options: HttpBenchOptions): Promise<HttpBenchRes
       { stdout: 'ignore' },
     );
     let intraday: HttpBenchResult['intraday'];
-    let liveMemory: MemoryReport;
+    let liveMemory: ChildStats;
     try {
       const target: LoadTarget = {
         url: live.ready.url,
         paths: [paths.intraday],
         headers: { authorization: `Bearer ${live.ready.key ?? ''}`, accept: 'application/json' },
       };
-      const before = (await live.memory()).storeVersion ?? 0;
-      const [runs = []] = await interleave([target], Math.min(options.rounds, SIDE_ROUNDS), settings, warmup);
-      liveMemory = await live.memory();
+      const before = (await live.stats()).storeVersion ?? 0;
+      const [runs = []] = await interleave(
+        [{ label: '(d) intraday, live', target, server: live }],
+        Math.min(options.rounds, SIDE_ROUNDS),
+        settings,
+        warmup,
+      );
+      liveMemory = await live.stats();
       intraday = {
         ...summarise(runs),
         eventsIngested: (liveMemory.storeVersion ?? 0) - before,
@@ -333,8 +393,8 @@ export async function benchHttp(options: HttpBenchOptions): Promise<HttpBenchRes
       tickerCached,
       tickerCold,
       intraday,
-      coldLatency,
-      memory: { serve: serveMemory, noCache: noCacheMemory, live: liveMemory },
+      coldLatency: coldLatency && cacheFill ? { ...coldLatency, cacheFill } : coldLatency,
+      memory: { serve: serveMemory, serveAfterLoad, noCache: noCacheMemory, live: liveMemory },
       wallMs: performance.now() - started,
     };
   } finally {
@@ -344,37 +404,70 @@ export async function benchHttp(options: HttpBenchOptions): Promise<HttpBenchRes
   }
 }
 
+/** Full-day market tickers of the given days, one request at a time: ms each. */
+async function timeTickers(
+  url: string,
+  days: readonly string[],
+  headers: Readonly<Record<string, string>>,
+): Promise<number[]> {
+  const ms: number[] = [];
+  for (const day of days) {
+    const fetched = await fetchOnce(`${url}/api/ticker?futures=${MARKET}&date=${day}`, headers);
+    if (fetched.status !== 200) throw new Error(`ticker of ${day} answered ${fetched.status}`);
+    ms.push(fetched.ms);
+  }
+  return ms;
+}
+
+/** What one load run is aimed at, and the process whose CPU time it costs. */
+interface Case {
+  readonly label: string;
+  readonly target: LoadTarget;
+  readonly server: Child;
+}
+
 /**
- * Runs each target once per round, the order reversed every other round (a b, b a, ...) so
- * that drift in the machine's load falls on both; a short unmeasured run first warms each up.
+ * Runs each case once per round, the order reversed every other round (a b, b a, ...) so that
+ * drift in the machine's load falls on both; a short unmeasured run first warms each up.
  */
 async function interleave(
-  targets: readonly LoadTarget[],
+  cases: readonly Case[],
   rounds: number,
   settings: { connections: number; seconds: number },
   warmup: { connections: number; seconds: number },
-): Promise<LoadRun[][]> {
-  for (const target of targets) await runLoad(target, warmup);
-  const runs: LoadRun[][] = targets.map(() => []);
+): Promise<MeasuredRun[][]> {
+  for (const { target } of cases) await runLoad(target, warmup);
+  const runs: MeasuredRun[][] = cases.map(() => []);
   for (let round = 0; round < rounds; round++) {
-    const order = targets.map((_, index) => index);
+    const order = cases.map((_, index) => index);
     if (round % 2 === 1) order.reverse();
     for (const index of order) {
-      const target = targets[index];
-      if (target === undefined) continue;
-      const run = await runLoad(target, settings);
+      const one = cases[index];
+      if (one === undefined) continue;
+      const run = await measuredRun(one, settings);
       runs[index]?.push(run);
       progress(
-        `  round ${round + 1} ${target.url}${target.paths[0] ?? ''}: ${Math.round(run.requestsPerSecond)} req/s, p99 ${run.p99Ms.toFixed(2)} ms`,
+        `  round ${round + 1}, ${one.label}: ${Math.round(run.requestsPerSecond)} req/s, p99 ${run.p99Ms.toFixed(2)} ms, server CPU ${Math.round(run.serverCpuUs)} µs/answer`,
       );
     }
   }
   return runs;
 }
 
-function summarise(runs: readonly LoadRun[]): LoadSummary {
+async function measuredRun(
+  one: Case,
+  settings: { connections: number; seconds: number },
+): Promise<MeasuredRun> {
+  const before = await one.server.stats();
+  const run = await runLoad(one.target, settings);
+  const after = await one.server.stats();
+  return { ...run, serverCpuUs: run.requests > 0 ? (after.cpuMicros - before.cpuMicros) / run.requests : 0 };
+}
+
+function summarise(runs: readonly MeasuredRun[]): LoadSummary {
   return {
     runs,
+    serverCpuUs: median(runs.map((run) => run.serverCpuUs)),
     requestsPerSecond: median(runs.map((run) => run.requestsPerSecond)),
     p50Ms: median(runs.map((run) => run.p50Ms)),
     p99Ms: median(runs.map((run) => run.p99Ms)),
@@ -399,7 +492,11 @@ function baselineConfig(status: number, rawHeaders: readonly string[], body: Buf
 }
 
 /** The baseline must answer what gridquote answered: same body, same headers in the same order. */
-async function checkSameAnswer(target: LoadTarget, rawHeaders: readonly string[], body: Buffer): Promise<void> {
+async function checkSameAnswer(
+  target: LoadTarget,
+  rawHeaders: readonly string[],
+  body: Buffer,
+): Promise<void> {
   const fetched = await fetchOnce(`${target.url}${target.paths[0] ?? ''}`, target.headers);
   const comparable = (raw: readonly string[]) => {
     const pairs: string[] = [];
@@ -433,7 +530,14 @@ async function ensureHistory(options: HttpBenchOptions): Promise<HistoryInfo> {
   const recorded = existsSync(marker) ? readFileSync(marker, 'utf8') : '';
   const stored = recorded === '' ? undefined : (JSON.parse(recorded) as { first: string; last: string });
   if (!options.fresh && stored !== undefined && existsSync(path) && sameArguments(recorded, expected)) {
-    return { path, days: options.days, first: stored.first, last: stored.last, reused: true, seedMs: undefined };
+    return {
+      path,
+      days: options.days,
+      first: stored.first,
+      last: stored.last,
+      reused: true,
+      seedMs: undefined,
+    };
   }
   rmSync(marker, { force: true });
   removeDatabase(path);
@@ -462,9 +566,9 @@ function sameArguments(recorded: string, expected: string): boolean {
   return Object.entries(wanted).every(([name, value]) => record[name] === value);
 }
 
-function count(text: string, character: string): number {
+function countLines(bytes: Buffer): number {
   let total = 0;
-  for (let index = text.indexOf(character); index >= 0; index = text.indexOf(character, index + 1)) total++;
+  for (let index = bytes.indexOf(10); index >= 0; index = bytes.indexOf(10, index + 1)) total++;
   return total;
 }
 
@@ -484,10 +588,18 @@ function positive(argv: readonly string[], name: string, fallback: number): numb
  * default 5), --http-days N (history, default 250), --http-connections N (default 10),
  * --http-speed N (live replay speed, default 600), --http-fresh (reseed the history).
  */
-export function httpOptions(argv: readonly string[], directory: string, until: string, seed: number): HttpBenchOptions {
+export function httpOptions(
+  argv: readonly string[],
+  directory: string,
+  until: string,
+  seed: number,
+): HttpBenchOptions {
+  const days = positive(argv, '--http-days', 250);
+  // Distinct past days for the cold requests (3 x 10), the cached day and the latest, and some to fill the cache.
+  if (days < 40) throw new Error('--http-days needs at least 40 trading days');
   return {
     directory,
-    days: positive(argv, '--http-days', 250),
+    days,
     until,
     seed,
     seconds: positive(argv, '--http-duration', 5),

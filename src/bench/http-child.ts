@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 /**
  * The parent's side of the HTTP benchmark's child processes. Each server runs in its own
  * process so that the load generator (this process) never shares its event loop; they talk
- * over the IPC channel: the child reports `ready` with its URL, answers `memory` requests and
+ * over the IPC channel: the child reports `ready` with its URL, answers `stats` requests and
  * exits cleanly on `stop` (a clean exit is what makes --cpu-prof write its profile).
  */
 
@@ -52,8 +52,12 @@ export interface ReadyMessage {
   readonly dates?: readonly string[];
 }
 
-export interface MemoryReport {
-  readonly type: 'memory';
+export interface ChildStats {
+  readonly type: 'stats';
+  /** CPU time of the process so far, user + system, all threads: µs. */
+  readonly cpuMicros: number;
+  /** The system (kernel) part of it: socket writes and reads, wake-ups. */
+  readonly systemMicros: number;
   readonly rssBytes: number;
   /** Peak RSS of the process so far. */
   readonly maxRssBytes: number;
@@ -65,7 +69,7 @@ export interface MemoryReport {
   readonly storeVersion: number | undefined;
 }
 
-export type ParentMessage = { readonly type: 'memory' } | { readonly type: 'stop' };
+export type ParentMessage = { readonly type: 'stats' } | { readonly type: 'stop' };
 
 export interface ChildOptions {
   /** Where the child's stdout goes: a file descriptor opened by the caller, or 'ignore'. */
@@ -76,13 +80,18 @@ export interface ChildOptions {
 
 export interface Child {
   readonly ready: ReadyMessage;
-  memory(): Promise<MemoryReport>;
+  /** CPU time, memory and the store's version, now. */
+  stats(): Promise<ChildStats>;
   /** Asks the child to close and waits for it to exit. */
   stop(): Promise<void>;
 }
 
 /** Forks a compiled sibling script (e.g. './http-server-child.js') and waits for its `ready`. */
-export async function startChild(script: string, args: readonly string[], options: ChildOptions): Promise<Child> {
+export async function startChild(
+  script: string,
+  args: readonly string[],
+  options: ChildOptions,
+): Promise<Child> {
   const path = fileURLToPath(new URL(script, import.meta.url));
   const child = fork(path, [...args], {
     // Not the parent's --expose-gc: the server runs with the flags production would.
@@ -92,9 +101,9 @@ export async function startChild(script: string, args: readonly string[], option
   const ready = await firstMessage(child, (message): message is ReadyMessage => isType(message, 'ready'));
   return {
     ready,
-    async memory() {
-      child.send({ type: 'memory' } satisfies ParentMessage);
-      return firstMessage(child, (message): message is MemoryReport => isType(message, 'memory'));
+    async stats() {
+      child.send({ type: 'stats' } satisfies ParentMessage);
+      return firstMessage(child, (message): message is ChildStats => isType(message, 'stats'));
     },
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
@@ -132,10 +141,10 @@ function firstMessage<T>(child: ChildProcess, guard: (message: unknown) => messa
   });
 }
 
-/** The child's side: answers memory requests and runs `close` then exits on stop. */
+/** The child's side: answers stats requests, and on stop runs `close` and exits. */
 export function serveParent(close: () => Promise<void>, storeVersion?: () => number): void {
   process.on('message', (message: unknown) => {
-    if (isType(message, 'memory')) process.send?.(memoryReport(storeVersion?.()));
+    if (isType(message, 'stats')) process.send?.(childStats(storeVersion?.()));
     else if (isType(message, 'stop')) {
       close().then(
         () => process.exit(0),
@@ -150,10 +159,13 @@ export function serveParent(close: () => Promise<void>, storeVersion?: () => num
   process.on('disconnect', () => process.exit(0));
 }
 
-function memoryReport(storeVersion: number | undefined): MemoryReport {
+function childStats(storeVersion: number | undefined): ChildStats {
   const status = procStatus();
+  const cpu = process.cpuUsage();
   return {
-    type: 'memory',
+    type: 'stats',
+    cpuMicros: cpu.user + cpu.system,
+    systemMicros: cpu.system,
     rssBytes: process.memoryUsage().rss,
     maxRssBytes: process.resourceUsage().maxRSS * 1024,
     anonBytes: status.get('RssAnon'),

@@ -56,7 +56,9 @@ export async function runLoad(target: LoadTarget, settings: LoadSettings): Promi
   });
   if (result.non2xx > 0) {
     const codes = JSON.stringify(result.statusCodeStats);
-    throw new Error(`${target.url}${target.paths[0] ?? ''}: ${result.non2xx} answers were not 2xx (${codes})`);
+    throw new Error(
+      `${target.url}${target.paths[0] ?? ''}: ${result.non2xx} answers were not 2xx (${codes})`,
+    );
   }
   const requests = result['2xx'];
   const seconds = result.duration;

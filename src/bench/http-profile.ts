@@ -106,6 +106,39 @@ function shortUrl(url: string): string {
   return path.startsWith(ROOT) ? relative(ROOT, path) : path;
 }
 
+/**
+ * Pipeline stages of a gridquote request as function patterns of the profile (inclusive time
+ * of the outermost match), so the profile reads as "where one request's time goes".
+ */
+const STAGES: readonly { readonly name: string; readonly pattern: RegExp; readonly self?: boolean }[] = [
+  { name: 'authenticate: all', pattern: /^authenticate dist\/http\/auth\.js/ },
+  { name: '  of which the key lookup in SQLite (findKey)', pattern: /^findKey dist\/store\/sqlite\// },
+  { name: '  of which SHA-256 of the secret (secretMatches)', pattern: /^secretMatches dist\/http\// },
+  { name: 'rate limiting (admit, rate-limiter-flexible)', pattern: /^admit dist\/http\/rate-limit\.js/ },
+  { name: 'parameters (readParams)', pattern: /^readParams dist\/http\/params\.js/ },
+  {
+    name: 'answer: cache lookup, ETag, headers, send (sendAnswer)',
+    pattern: /^sendAnswer dist\/http\/answer\.js/,
+  },
+  { name: '  of which Fastify reply.send down to the socket', pattern: /^Reply\.send fastify\// },
+  { name: '  of which the kernel socket write (writev)', pattern: /^writev$/, self: true },
+  { name: 'request log line (pino write, sonic-boom)', pattern: /^write pino\/lib\/proto\.js/ },
+  { name: "per-request child logger (Fastify's request.log)", pattern: /^child pino\/lib\/proto\.js/ },
+  { name: 'metrics (prom-client, observe)', pattern: /^record dist\/http\/metrics\.js/ },
+  { name: 'request id (randomUUID)', pattern: /^genReqId dist\/http\/app\.js/ },
+  { name: 'garbage collection', pattern: /^\(garbage collector\)$/, self: true },
+  { name: 'idle (waiting for the network)', pattern: /^\(idle\)$/, self: true },
+];
+
+function stageTotals(summary: ProfileSummary): [string, number][] {
+  return STAGES.map((stage) => {
+    const source = stage.self ? summary.self : summary.inclusive;
+    let us = 0;
+    for (const [key, value] of source) if (stage.pattern.test(key)) us += value;
+    return [stage.name, us];
+  });
+}
+
 export function formatProfile(summary: ProfileSummary, requests: number, top = 30): string {
   const perRequest = (us: number) => `${(us / requests).toFixed(1).padStart(7)} µs/req`;
   const share = (us: number) => `${((100 * us) / summary.totalUs).toFixed(1).padStart(5)}%`;
@@ -118,6 +151,8 @@ export function formatProfile(summary: ProfileSummary, requests: number, top = 3
   ];
   return [
     `${requests} requests, ${(summary.totalUs / 1000).toFixed(0)} ms sampled: ${perRequest(summary.totalUs)} in all`,
+    'stages of a request (inclusive; a stage can contain another):',
+    ...stageTotals(summary).map(([name, us]) => `  ${share(us)} ${perRequest(us)}  ${name}`),
     ...table('self time by area:', summary.byArea, 25),
     ...table('self time by function:', summary.self, top),
     ...table('inclusive time by function:', summary.inclusive, top),

@@ -3,8 +3,8 @@ import { PROCESS_IO } from '../cli/cli-io.js';
 import { startDemo } from '../cli/demo.js';
 import { seedStore } from '../cli/seed.js';
 import { startServer } from '../cli/serve.js';
-import { buildApp } from '../http/app.js';
 import { createApiKey } from '../http/api-keys.js';
+import { buildApp } from '../http/app.js';
 import { openSqliteStore } from '../store/sqlite/open-sqlite-store.js';
 import type { MarketStore } from '../store/store.js';
 import { type ServerChildConfig, sendReady, serveParent } from './http-child.js';
@@ -64,7 +64,12 @@ async function start(): Promise<Started> {
       // The demo's own path (seed if needed, serve, replay the next trading days live); the
       // history ends on a fixed past day so the live day is never today and is always replayed.
       const quiet = { ...PROCESS_IO, stderr: discard() };
-      await seedStore(quiet, { db: config.db, days: config.historyDays, until: config.until, seed: config.seed });
+      await seedStore(quiet, {
+        db: config.db,
+        days: config.historyDays,
+        until: config.until,
+        seed: config.seed,
+      });
       const demo = await startDemo(
         { ...PROCESS_IO, stdout: discard() },
         {
