@@ -257,7 +257,7 @@ export async function benchHttp(options: HttpBenchOptions): Promise<HttpBenchRes
     let serveAfterLoad: ChildStats | undefined;
     let cacheFill: readonly number[] | undefined;
     if (!options.profileOnly) {
-      // The worst case for memory: the answer cache full (its budget, 64 MiB, is smaller than
+      // The worst case for memory: the answer cache full (its budget, 32 MiB, is smaller than
       // the JSON tickers of the days left), each one a cold answer timed like the ones above.
       const fillDays = dates.slice(0, -2 - 3 * COLD_DAYS);
       progress(`filling the answer cache: full-day ticker JSON of ${fillDays.length} more days`);

