@@ -51,41 +51,26 @@ function expectOneLineError(result: { code: number; stderr: string }, pattern: R
   expect(result.stderr).toMatch(pattern);
 }
 
+/** The seed arguments the determinism test repeats: two days to 20250221, seed 3. */
+function seedArgs(file: string): string[] {
+  return ['seed', '--db', path(file), '--days', '2', '--until', '20250221', '--seed', '3'];
+}
+
 describe('gridquote CLI', () => {
   it('seeds deterministically: the same arguments give byte-identical exports', async () => {
-    const first = await gridquote([
-      'seed',
-      '--db',
-      path('a.db'),
-      '--days',
-      '2',
-      '--until',
-      '20250221',
-      '--seed',
-      '3',
-    ]);
+    const first = await gridquote(seedArgs('a.db'));
     expect(first.code).toBe(0);
     expect(first.stderr).toMatch(
       /^seeded .*a\.db: 2 trading days 20250220\.\.20250221 \(seed 3\), \d+ events added/,
     );
-    await gridquote(['seed', '--db', path('b.db'), '--days', '2', '--until', '20250221', '--seed', '3']);
+    await gridquote(seedArgs('b.db'));
     const exportA = await gridquote(['export', '--db', path('a.db')]);
     const exportB = await gridquote(['export', '--db', path('b.db')]);
     expect(exportA.code).toBe(0);
     expect(exportA.stdout.length).toBeGreaterThan(1000);
     expect(exportB.stdout).toBe(exportA.stdout);
 
-    const again = await gridquote([
-      'seed',
-      '--db',
-      path('a.db'),
-      '--days',
-      '2',
-      '--until',
-      '20250221',
-      '--seed',
-      '3',
-    ]);
+    const again = await gridquote(seedArgs('a.db'));
     expect(again.stderr).toMatch(/, 0 events added, \d+ already stored\n$/);
     expect((await gridquote(['export', '--db', path('a.db')])).stdout).toBe(exportA.stdout);
 

@@ -24,6 +24,23 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+/** Runs `gridquote serve ...` in process with captured output, as the commands' own tests do. */
+async function runServe(args: readonly string[]): Promise<{ code: number; stderr: Capture }> {
+  const stderr = new Capture();
+  const stdout = new Capture();
+  const io: CliIo = {
+    stdout,
+    stderr,
+    stdin: new PassThrough().end(),
+    now: () => new Date(),
+    openStore: openSqliteStore,
+  };
+  const program = createProgram({ stdout, stderr });
+  registerServe(program, io);
+  const code = await runCli(program, ['node', 'gridquote', ...args], stderr);
+  return { code, stderr };
+}
+
 describe('serve', () => {
   it('serves a store file over HTTP', async () => {
     const server = await startServer({ db, port: 0, host: '127.0.0.1', logLevel: false });
@@ -44,18 +61,7 @@ describe('serve', () => {
       [['serve', '--db', join(dir, 'nope.db')], /no store at/],
       [['serve', '--db', db, '--port', 'http'], /--port must be a port number/],
     ] as const) {
-      const stderr = new Capture();
-      const stdout = new Capture();
-      const io: CliIo = {
-        stdout,
-        stderr,
-        stdin: new PassThrough().end(),
-        now: () => new Date(),
-        openStore: openSqliteStore,
-      };
-      const program = createProgram({ stdout, stderr });
-      registerServe(program, io);
-      const code = await runCli(program, ['node', 'gridquote', ...args], stderr);
+      const { code, stderr } = await runServe(args);
       expect(code).toBe(1);
       expect(stderr.text).toMatch(/^gridquote: [^\n]+\n$/);
       expect(stderr.text).toMatch(message);
@@ -65,19 +71,8 @@ describe('serve', () => {
 
 describe('serve configuration', () => {
   it('reports every problem at once, one line each, the store included', async () => {
-    const stderr = new Capture();
-    const stdout = new Capture();
-    const io: CliIo = {
-      stdout,
-      stderr,
-      stdin: new PassThrough().end(),
-      now: () => new Date(),
-      openStore: openSqliteStore,
-    };
-    const program = createProgram({ stdout, stderr });
-    registerServe(program, io);
-    const args = ['serve', '--port', 'http', '--request-timeout-ms', '10s'];
-    expect(await runCli(program, ['node', 'gridquote', ...args], stderr)).toBe(1);
+    const { code, stderr } = await runServe(['serve', '--port', 'http', '--request-timeout-ms', '10s']);
+    expect(code).toBe(1);
     expect(stderr.text).toBe(
       [
         'gridquote: config: --port must be a port number 0..65535, got "http"',
