@@ -51,6 +51,8 @@ export interface HttpBenchOptions {
   readonly serveExecArgv?: readonly string[];
   /** Only what the profile needs: case (b), no baseline and no other case. */
   readonly profileOnly?: boolean;
+  /** Only the headline comparison, (a) and (b): a quick check while working on the server. */
+  readonly abOnly?: boolean;
 }
 
 /** A load run plus the server's own CPU time for it (read from the child before and after). */
@@ -177,8 +179,9 @@ export async function benchHttp(options: HttpBenchOptions): Promise<HttpBenchRes
       throw new Error(`${paths.tradelog} answered ${reference.status}: ${reference.body.toString()}`);
     }
 
+    const onlyB = options.profileOnly === true || options.abOnly === true;
     let coldLatency: HttpBenchResult['coldLatency'];
-    if (!options.profileOnly) {
+    if (!onlyB) {
       // Before any load: each request names a day nothing has asked for, so each is a miss.
       progress(`cold full-day ticker, single requests on ${3 * COLD_DAYS} distinct days`);
       const cold = (offset: number) => dates.slice(-2 - offset - COLD_DAYS, -2 - offset);
@@ -238,7 +241,7 @@ export async function benchHttp(options: HttpBenchOptions): Promise<HttpBenchRes
     }
 
     let tickerCached: HttpBenchResult['tickerCached'];
-    if (!options.profileOnly) {
+    if (!onlyB) {
       progress(`(c) cached full-day ticker ${paths.ticker}, JSON and CSV`);
       const ticker = { url: serve.ready.url, paths: [paths.ticker] };
       const [j = [], c = []] = await interleave(
@@ -256,7 +259,7 @@ export async function benchHttp(options: HttpBenchOptions): Promise<HttpBenchRes
     let serveMemory = await serve.stats();
     let serveAfterLoad: ChildStats | undefined;
     let cacheFill: readonly number[] | undefined;
-    if (!options.profileOnly) {
+    if (!onlyB) {
       // The worst case for memory: the answer cache full (its budget, 32 MiB, is smaller than
       // the JSON tickers of the days left), each one a cold answer timed like the ones above.
       const fillDays = dates.slice(0, -2 - 3 * COLD_DAYS);
@@ -270,7 +273,7 @@ export async function benchHttp(options: HttpBenchOptions): Promise<HttpBenchRes
     const log = { path: logPath, lines: countLines(logBytes), bytes: logBytes.length };
     rmSync(logPath, { force: true });
 
-    if (options.profileOnly) {
+    if (onlyB) {
       return {
         machine,
         options,
@@ -280,7 +283,9 @@ export async function benchHttp(options: HttpBenchOptions): Promise<HttpBenchRes
         log,
         paths,
         sameHeaders,
+        baseline,
         gridquote,
+        ratios,
         profiledRequests,
         memory: { serve: serveMemory },
         wallMs: performance.now() - started,
@@ -586,7 +591,8 @@ function positive(argv: readonly string[], name: string, fallback: number): numb
 /**
  * Flags: --http-duration S (seconds per load run, default 5), --http-rounds N (a/b pairs,
  * default 5), --http-days N (history, default 250), --http-connections N (default 10),
- * --http-speed N (live replay speed, default 600), --http-fresh (reseed the history).
+ * --http-speed N (live replay speed, default 600), --http-fresh (reseed the history), --http-ab
+ * (only (a) and (b), printed rather than written to the docs).
  */
 export function httpOptions(
   argv: readonly string[],
@@ -607,5 +613,6 @@ export function httpOptions(
     connections: positive(argv, '--http-connections', 10),
     liveSpeed: positive(argv, '--http-speed', 600),
     fresh: argv.includes('--http-fresh'),
+    abOnly: argv.includes('--http-ab'),
   };
 }

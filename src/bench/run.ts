@@ -34,7 +34,12 @@ async function main(): Promise<void> {
   if (!process.argv.includes('--no-http')) {
     // Its own cache directory: the seeded history is kept between runs (SCRATCH is not).
     const options = httpOptions(process.argv, join(ROOT, '.bench-tmp', 'http'), UNTIL, SEED);
-    writeSection('http', httpSection(await benchHttp(options)));
+    const section = httpSection(await benchHttp(options));
+    if (options.abOnly) {
+      process.stdout.write(`${section}\n`);
+      return;
+    }
+    writeSection('http', section);
     process.stderr.write(`bench: wrote ${DOC}\n`);
   }
 }

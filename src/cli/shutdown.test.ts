@@ -391,6 +391,35 @@ describe('the gridquote serve process', () => {
     expectStoreIntact();
   });
 
+  it('writes its request log in batches: lines appear within a second, and none is lost on SIGTERM', async () => {
+    const child = spawnServe(['--db', db, '--port', '0'], { LOG_LEVEL: 'info' });
+    const stderr = collect(child);
+    let stdout = '';
+    child.stdout?.on('data', (chunk) => {
+      stdout += String(chunk);
+    });
+    const requestLines = () =>
+      stdout
+        .split('\n')
+        .filter((line) => line.includes('"msg":"request"'))
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+    await expect.poll(() => stderr.text(), { timeout: 15_000 }).toMatch(/at http:\/\/127\.0\.0\.1:\d+/);
+    const base = /at (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr.text())?.[1] ?? '';
+
+    expect((await get(base, '/api/epi?format=csv')).status).toBe(200);
+    // Far below the 4 KiB a write waits for: the periodic flush sends it.
+    await expect.poll(() => requestLines().length, { timeout: 3_000 }).toBe(1);
+    for (let i = 0; i < 5; i++) expect((await get(base, '/api/epi?format=csv')).status).toBe(200);
+    child.kill('SIGTERM');
+    expect(await stderr.exit).toBe(0);
+    const lines = requestLines();
+    expect(lines).toHaveLength(6);
+    for (const line of lines) {
+      expect(line).toMatchObject({ operation: 'epi', status: 200, keyId: key.split('_')[1] });
+    }
+    expect(stdout).not.toContain(key.split('_')[2]);
+  });
+
   it('prints one line per configuration problem and exits 1', async () => {
     const child = spawnServe(['--db', db, '--port', 'http'], {
       LOG_LEVEL: 'loud',

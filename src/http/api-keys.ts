@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { AccessLevel } from '../query/context.js';
 import type { ApiKeyRecord } from '../store/store.js';
 
@@ -22,12 +22,13 @@ export function parseApiKey(text: string): ParsedKey | undefined {
 }
 
 export function hashSecret(secret: string): string {
-  return createHash('sha256').update(secret).digest('hex');
+  return hash('sha256', secret, 'hex');
 }
 
 /** Constant-time comparison of the presented secret's hash with the stored one. */
 export function secretMatches(secret: string, storedHash: string): boolean {
-  const presented = createHash('sha256').update(secret).digest();
+  // crypto.hash: one call, no Hash object; this runs on every authenticated request.
+  const presented = hash('sha256', secret, 'buffer');
   const stored = Buffer.from(storedHash, 'hex');
   // Lengths are public (always 32 bytes unless the record is corrupt); only contents are compared.
   return stored.length === presented.length && timingSafeEqual(presented, stored);

@@ -7,6 +7,7 @@ import { dayOne, dayTwo, describeMarketStore } from '../store-contract.js';
 import { book, trade } from '../store-contract-events.js';
 import { MIGRATIONS } from './migrations.js';
 import { MEMORY, openSqliteStore } from './open-sqlite-store.js';
+import { createSqliteKeyStore } from './sqlite-keys.js';
 
 const directory = mkdtempSync(join(tmpdir(), 'gridquote-store-'));
 let files = 0;
@@ -52,6 +53,43 @@ describe('sqlite store file', () => {
     batch.commit();
     expect(store.reader.version()).toBe(dayOne().length);
     store.close();
+  });
+
+  it('keeps key records in memory, yet sees keys created or revoked by another process within recheckMs', () => {
+    const path = freshFile();
+    openSqliteStore(path).close(); // creates and migrates the file
+    const serverDb = new Database(path);
+    const cliDb = new Database(path);
+    let clock = 0;
+    const server = createSqliteKeyStore(serverDb, { recheckMs: 1000, now: () => clock });
+    const cli = createSqliteKeyStore(cliDb);
+    const record = {
+      id: 'a1b2c3d4e5f6',
+      name: 'desk',
+      level: 'historical' as const,
+      secretHash: 'ab'.repeat(32),
+      createdAt: '2025-02-01T00:00:00.000Z',
+      expiresOn: null,
+      revokedAt: null,
+      perSecond: null,
+      perMinute: null,
+    };
+    // Unknown ids are looked up every time, so a new key works at once.
+    expect(server.findKey(record.id)).toBeUndefined();
+    cli.insertKey(record);
+    expect(server.findKey(record.id)).toEqual(record);
+    cli.revokeKey(record.id, '2025-03-01T00:00:00.000Z');
+    clock = 999;
+    expect(server.findKey(record.id)?.revokedAt).toBeNull(); // still the remembered record
+    clock = 1000;
+    expect(server.findKey(record.id)?.revokedAt).toBe('2025-03-01T00:00:00.000Z');
+    // Writes through the store itself are seen at once.
+    server.insertKey({ ...record, id: 'ffffffffffff' });
+    expect(server.findKey('ffffffffffff')?.revokedAt).toBeNull();
+    server.revokeKey('ffffffffffff', '2025-04-01T00:00:00.000Z');
+    expect(server.findKey('ffffffffffff')?.revokedAt).toBe('2025-04-01T00:00:00.000Z');
+    cliDb.close();
+    serverDb.close();
   });
 
   it('answers the queries from their indexes', () => {
