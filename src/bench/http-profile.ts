@@ -112,7 +112,7 @@ function shortUrl(url: string): string {
  */
 const STAGES: readonly { readonly name: string; readonly pattern: RegExp; readonly self?: boolean }[] = [
   { name: 'authenticate: all', pattern: /^authenticate dist\/http\/auth\.js/ },
-  { name: '  of which the key lookup in SQLite (findKey)', pattern: /^findKey dist\/store\/sqlite\// },
+  { name: '  of which the key record (findKey, memory)', pattern: /^findKey dist\/store\/sqlite\// },
   { name: '  of which SHA-256 of the secret (secretMatches)', pattern: /^secretMatches dist\/http\// },
   { name: 'rate limiting (admit, rate-limiter-flexible)', pattern: /^admit dist\/http\/rate-limit\.js/ },
   { name: 'parameters (readParams)', pattern: /^readParams dist\/http\/params\.js/ },

@@ -35,7 +35,8 @@ export function httpSection(result: HttpBenchResult): string {
     `(b) runs \`startServer\` as \`gridquote serve\` does: answer cache on (default budget), log level` +
       ` \`${result.logLevel}\` (serve's default), which writes one JSON line per request to stdout; the child's` +
       ` stdout is a file (${formatCount(result.log.lines)} lines, ${formatMiB(result.log.bytes)} in this run, deleted after).` +
-      ' Each request authenticates a real historical key (SHA-256 of its secret, key looked up in SQLite) whose rate' +
+      ' Each request authenticates a real historical key (SHA-256 of its secret compared with the stored hash; the' +
+      ' key store keeps the record in memory and checks SQLite for changes once a second) whose rate' +
       ' limits are 10^9 per second and per minute, so the limiter counts every request but never refuses;' +
       ' `Accept: application/json` goes through negotiation.',
     `(a) is a bare \`node:http\` server answering every request with the bytes gridquote sent for (b), fetched from` +
