@@ -86,12 +86,13 @@ export function settle(
   code: string,
   settleCents: number,
   impliedVolatility: number | null = null,
+  time = '160000',
 ): ValidatedSettle {
   return withLine({
     type: 'settle' as const,
     date,
     seq,
-    time: '160000',
+    time,
     contract: contractOf(code),
     settleCents,
     publishedAt: 1_740_000_000 + seq,

@@ -180,6 +180,63 @@ export function describeMarketStore(name: string, open: () => MarketStore | Prom
         }
       });
 
+      it('lists every settle in the ticker and the latest in the views, whatever the arrival order', async () => {
+        // corrections: a later seq supersedes, whatever its time
+        const corrections = [
+          settle(D1, 30, 'BNH2026', 12410, null, '161500'),
+          settle(D1, 31, 'BNH2026', 12420, null, '155900'),
+          settle(D1, 32, 'BNH20260012000C', 565, 2230, '160100'),
+        ];
+        const events = [...dayOne(), ...corrections, ...dayTwo()];
+        const settles = (s: MarketStore, selection: Selection) =>
+          s.reader
+            .ticker({ date: D1, selection, type: 'settle', ...WHOLE_DAY })
+            .map((row) => `${row.time}:${row.code}:${row.settleCents}:${row.impliedVolatility}`);
+        store.writer.append(events);
+        expect(settles(store, AU_FUTURES)).toEqual([
+          '161500:BNH2026:12410:null',
+          '160000:HNM2026:12185:null',
+          '160000:BNH2026:12400:null',
+          '155900:BNH2026:12420:null',
+        ]);
+        expect(settles(store, { ...AU_OPTIONS, prefix: 'BNH2026' })).toEqual([
+          '160100:BNH20260012000C:565:2230',
+          '160000:BNH20260012000C:560:2228',
+        ]);
+        const window = store.reader.ticker({ date: D1, selection: AU_FUTURES, from: '155900', to: '160000' });
+        expect(window.map((row) => `${row.time}:${row.type}:${row.code}`)).toEqual([
+          '160000:settle:HNM2026',
+          '160000:settle:BNH2026',
+          '155900:settle:BNH2026',
+        ]);
+        expect(store.reader.endOfDay({ date: D1, selection: BNH_FUTURES })[0]?.settleCents).toBe(12420);
+        expect(store.reader.endOfDay({ date: D1, selection: AU_OPTIONS })[0]).toMatchObject({
+          settleCents: 565,
+          impliedVolatility: 2230,
+        });
+        const arrivals: ((s: MarketStore) => void)[] = [
+          (s) => s.writer.append([...events].reverse()),
+          (s) => {
+            for (const event of [...events].reverse()) s.writer.append([event]);
+          },
+          (s) => {
+            const batch = s.writer.begin();
+            for (const event of events) batch.append([event]);
+            batch.commit();
+          },
+        ];
+        for (const arrive of arrivals) {
+          const other = await open();
+          try {
+            arrive(other);
+            expect(snapshot(other)).toEqual(snapshot(store));
+            expect(settles(other, AU_OPTIONS)).toEqual(settles(store, AU_OPTIONS));
+          } finally {
+            other.close();
+          }
+        }
+      });
+
       it('commits a multi-append batch at once, or rolls all of it back', () => {
         const batch = store.writer.begin();
         batch.append(dayOne());
@@ -196,12 +253,21 @@ export function describeMarketStore(name: string, open: () => MarketStore | Prom
         expect(store.reader.endOfDay({ date: D1, selection: BNH_FUTURES })[0]?.volume).toBe(46);
       });
 
-      it('keeps a batch usable after a refused append inside it', () => {
+      it('keeps a batch usable after a refused append inside it', async () => {
         const batch = store.writer.begin();
         batch.append(dayOne());
-        expect(() => batch.append([trade(D1, 6, '103000', 'BNH2026', 1, 1)])).toThrow(EventConflictError);
+        expect(() =>
+          batch.append([trade(D1, 99, '150500', 'BNH2026', 1, 1), trade(D1, 6, '103000', 'BNH2026', 1, 1)]),
+        ).toThrow(EventConflictError);
         batch.append(dayTwo());
         expect(batch.commit()).toEqual({ added: dayOne().length + 7, skipped: 0 });
+        const other = await open();
+        try {
+          other.writer.append([...dayOne(), ...dayTwo()]);
+          expect(snapshot(store)).toEqual(snapshot(other));
+        } finally {
+          other.close();
+        }
       });
 
       it('notifies listeners after each commit that added events', () => {
@@ -669,8 +735,8 @@ export function describeMarketStore(name: string, open: () => MarketStore | Prom
   });
 }
 
-/** Every view of the fixture days, for comparing two stores. */
-function snapshot(store: MarketStore) {
+/** Most answers about the three contract days, to compare two stores. */
+export function snapshot(store: MarketStore) {
   const { reader } = store;
   return [D1, D2, D3].map((date) => ({
     eod: [AU_FUTURES, AU_OPTIONS].map((selection) => reader.endOfDay({ date, selection })),

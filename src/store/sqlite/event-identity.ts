@@ -3,6 +3,14 @@ import { EventConflictError } from '../event-conflict-error.js';
 import type { ValidatedEvent } from '../store.js';
 import { dateToInt } from './ids.js';
 
+/** A batch sorted by EventIdentity.classify. */
+export interface Classified {
+  /** Indexes of the new events, in batch order. */
+  readonly fresh: number[];
+  /** Replays: events stored (or earlier in the batch) with an identical line. */
+  readonly skipped: number;
+}
+
 /**
  * Idempotency: sorts a batch into new events and replays before anything is written, so new
  * events can be inserted in bulk. An event is a replay when its (date, seq) is stored, or
@@ -19,7 +27,7 @@ export class EventIdentity {
   }
 
   /** Indexes of the new events, in batch order, and the number of replays; throws on conflict. */
-  classify(events: readonly ValidatedEvent[]): { fresh: number[]; skipped: number } {
+  classify(events: readonly ValidatedEvent[]): Classified {
     const stored = this.storedLines(events);
     const accepted = new Map<number, Map<number, string>>();
     const fresh: number[] = [];

@@ -191,6 +191,24 @@ export const MIGRATIONS: readonly string[] = [
     per_minute INTEGER
   );
   `,
+  `
+  -- Settle messages are about a third of the ticker's rows, and a contract's latest settle of a
+  -- date is in daily already (settle_seq, settle_cents, implied_volatility): with its time and
+  -- publication there too, the ticker reads it from daily, and ticks keeps only the settles
+  -- that a later one (higher seq) of the same contract and date superseded.
+  ALTER TABLE daily ADD COLUMN settle_time INTEGER;
+  ALTER TABLE daily ADD COLUMN published_at INTEGER;
+  UPDATE daily SET settle_time = t.time, published_at = t.published_at
+    FROM ticks AS t
+    WHERE t.date = daily.date AND t.market = daily.market AND t.instrument = daily.instrument
+      AND t.code = daily.code AND t.seq = daily.settle_seq AND t.kind = 3;
+  DELETE FROM ticks
+    WHERE kind = 3 AND seq = (
+      SELECT d.settle_seq FROM daily AS d
+        WHERE d.date = ticks.date AND d.market = ticks.market AND d.instrument = ticks.instrument
+          AND d.code = ticks.code
+    );
+  `,
 ];
 
 /** Brings the schema up to date, each migration in its own transaction. */

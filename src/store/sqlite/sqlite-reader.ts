@@ -48,6 +48,8 @@ type TickTuple = [
   settleCents: number | null,
   publishedAt: number | null,
   impliedVolatility: number | null,
+  /** Orders the merge of ticks and daily settles only. */
+  seq: number,
 ];
 
 type TradeTuple = [
@@ -90,10 +92,17 @@ type CloseTuple = [
 ];
 
 const TICK_COLUMNS = `time, code, kind, bid_cents, bid_size, ask_cents, ask_size, price_cents, volume,
-  settle_cents, published_at, implied_volatility`;
+  settle_cents, published_at, implied_volatility, seq`;
 const TICK_FILTER = `date = @date AND market = @market AND instrument = @instrument
   AND time BETWEEN @from AND @to AND (@optionType IS NULL OR option_type = @optionType)
   AND (@kind IS NULL OR kind = @kind)`;
+/** Each contract's latest settle of the date, from daily, as ticker rows (TICK_COLUMNS). */
+const SETTLE_TICKS = `SELECT settle_time, code, ${TICK_KIND_IDS.settle}, NULL, NULL, NULL, NULL, NULL, NULL,
+    settle_cents, published_at, implied_volatility, settle_seq
+  FROM daily
+  WHERE date = @date AND market = @market AND instrument = @instrument AND settle_seq IS NOT NULL
+    AND settle_time BETWEEN @from AND @to AND (@optionType IS NULL OR option_type = @optionType)
+    AND (@kind IS NULL OR @kind = ${TICK_KIND_IDS.settle})`;
 
 const TRADE_COLUMNS = `time, code, instrument, trade_type, block, volume, price_cents, hours,
   face_value_millis, mwh_tenths`;
@@ -118,16 +127,20 @@ export function createSqliteReader(db: Database.Database): MarketReader {
     allDates: db.prepare('SELECT DISTINCT date FROM days ORDER BY date').pluck(),
     latestOf: db.prepare('SELECT max(date) FROM days WHERE scope = ?').pluck(),
     latestAll: db.prepare('SELECT max(date) FROM days').pluck(),
+    // The ticker merges ticks (in clustered order) with the latest settles kept in daily.
     tickerByTime: db
       .prepare(
         `SELECT ${TICK_COLUMNS} FROM ticks WHERE ${TICK_FILTER}
+        UNION ALL ${SETTLE_TICKS}
         ORDER BY time DESC, seq DESC`,
       )
       .raw(),
     tickerByCode: db
       .prepare(
         `SELECT ${TICK_COLUMNS} FROM ticks INDEXED BY ticks_by_code
-        WHERE ${TICK_FILTER} AND code >= @lo AND code < @hi ORDER BY time DESC, seq DESC`,
+        WHERE ${TICK_FILTER} AND code >= @lo AND code < @hi
+        UNION ALL ${SETTLE_TICKS} AND code >= @lo AND code < @hi
+        ORDER BY time DESC, seq DESC`,
       )
       .raw(),
     tradeLogByTime: db

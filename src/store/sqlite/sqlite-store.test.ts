@@ -3,15 +3,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { dayOne, dayTwo, describeMarketStore } from '../store-contract.js';
-import { book, trade } from '../store-contract-events.js';
-import { MIGRATIONS } from './migrations.js';
+import { EventConflictError } from '../event-conflict-error.js';
+import type { MarketStore } from '../store.js';
+import { dayOne, dayThree, dayTwo, describeMarketStore, snapshot } from '../store-contract.js';
+import { book, settle, trade } from '../store-contract-events.js';
+import { MIGRATIONS, migrate } from './migrations.js';
 import { MEMORY, openSqliteStore } from './open-sqlite-store.js';
 import { createSqliteKeyStore } from './sqlite-keys.js';
+import { createSqliteReader } from './sqlite-reader.js';
+import { createSqliteWriter } from './sqlite-writer.js';
 
 const directory = mkdtempSync(join(tmpdir(), 'gridquote-store-'));
 let files = 0;
 const freshFile = () => join(directory, `store-${++files}.db`);
+const D1 = '20250219';
 
 afterAll(() => {
   rmSync(directory, { recursive: true, force: true });
@@ -42,6 +47,81 @@ describe('sqlite store file', () => {
     db.pragma(`user_version = ${MIGRATIONS.length + 1}`);
     db.close();
     expect(() => openSqliteStore(path)).toThrow(/newer than this program/);
+  });
+
+  it('moves the latest settles from ticks into daily when migrating a version-1 file', () => {
+    const path = freshFile();
+    // As version 1 wrote them: every settle in ticks, the latest of a contract also in daily.
+    const old = new Database(path);
+    old.exec(MIGRATIONS[0] ?? '');
+    old.pragma('user_version = 1');
+    const tick = old.prepare(
+      `INSERT INTO ticks (date, seq, time, market, instrument, code, option_type, kind, bid_cents, bid_size,
+        settle_cents, published_at, implied_volatility) VALUES (20250219, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    tick.run(1, 100000, 0, 'BNH2026', null, 1, 12400, 1, null, null, null);
+    tick.run(21, 160000, 0, 'BNH2026', null, 3, null, null, 12400, 1_740_000_021, null);
+    tick.run(30, 155900, 0, 'BNH2026', null, 3, null, null, 12410, 1_740_000_030, null);
+    tick.run(22, 160000, 1, 'BNH20260012000C', 'C', 3, null, null, 560, 1_740_000_022, 2228);
+    const daily = old.prepare(
+      `INSERT INTO daily (date, market, instrument, code, option_type, book_seq, bid_cents, bid_size, volume, trades,
+        settle_seq, settle_cents, implied_volatility) VALUES (20250219, 1, ?, ?, ?, ?, ?, ?, 0, 0, ?, ?, ?)`,
+    );
+    daily.run(0, 'BNH2026', null, 1, 12400, 1, 30, 12410, null);
+    daily.run(1, 'BNH20260012000C', 'C', null, null, null, 22, 560, 2228);
+    old.close();
+
+    const migrated = openSqliteStore(path);
+    const fresh = openSqliteStore(MEMORY);
+    fresh.writer.append([
+      book('20250219', 1, '100000', 'BNH2026', [12400, 1], null),
+      settle('20250219', 21, 'BNH2026', 12400),
+      settle('20250219', 30, 'BNH2026', 12410, null, '155900'),
+      settle('20250219', 22, 'BNH20260012000C', 560, 2228),
+    ]);
+    const answers = (store: MarketStore) =>
+      (['future', 'option'] as const).map((instrument) => {
+        const selection = { market: 'au_electricity', instrument } as const;
+        return {
+          ticker: store.reader.ticker({ date: '20250219', selection, from: '000000', to: '235959' }),
+          eod: store.reader.endOfDay({ date: '20250219', selection }),
+        };
+      });
+    expect(answers(migrated)).toEqual(answers(fresh));
+    expect(answers(migrated)[0]?.ticker.map((row) => `${row.time}:${row.type}:${row.settleCents}`)).toEqual([
+      '160000:settle:12400',
+      '155900:settle:12410',
+      '100000:book:null',
+    ]);
+    migrated.close();
+    fresh.close();
+    const db = new Database(path, { readonly: true });
+    // only the superseded settle is left in ticks
+    expect(db.prepare('SELECT seq FROM ticks WHERE kind = 3').pluck().all()).toEqual([21]);
+    db.close();
+  });
+
+  it('writes the summed views of a long batch in parts, and keeps them summed past a failed append', () => {
+    const db = new Database(MEMORY);
+    migrate(db);
+    // one daily row is enough to write the sums at the next append
+    const writer = createSqliteWriter(db, () => {}, { maxSummedRows: 1 });
+    const batch = writer.begin();
+    for (const [index, event] of dayOne().entries()) {
+      batch.append([event]);
+      if (index === 5) {
+        // this append writes the sums (a trade's), then fails: they roll back with it and stay summed
+        expect(() => batch.append([trade(D1, 6, '103000', 'BNH2026', 1, 1)])).toThrow(EventConflictError);
+      }
+    }
+    for (const event of [...dayTwo(), ...dayThree()]) batch.append([event]);
+    batch.commit();
+    const expected = openSqliteStore(MEMORY);
+    expected.writer.append([...dayOne(), ...dayTwo(), ...dayThree()]);
+    const store = { reader: createSqliteReader(db) } as MarketStore;
+    expect(snapshot(store)).toEqual(snapshot(expected));
+    expected.close();
+    db.close();
   });
 
   it('shows readers only committed batches', () => {
@@ -113,6 +193,13 @@ describe('sqlite store file', () => {
     );
     expect(ticker).toMatch(/SEARCH ticks USING PRIMARY KEY/);
     expect(ticker).not.toMatch(/TEMP B-TREE/);
+    // the ticker's latest settles, merged into the ticks above
+    expect(
+      plan(
+        'SELECT settle_time, settle_seq FROM daily WHERE date = 1 AND market = 1 AND instrument = 0 ' +
+          'AND settle_seq IS NOT NULL AND settle_time BETWEEN 0 AND 235959',
+      ),
+    ).toMatch(/SEARCH daily USING PRIMARY KEY/);
     const log = plan('SELECT * FROM trades WHERE date = 1 AND market = 1 AND time >= 0 ORDER BY time, seq');
     expect(log).toMatch(/SEARCH trades USING PRIMARY KEY/);
     expect(log).not.toMatch(/TEMP B-TREE/);

@@ -1,23 +1,33 @@
 import type Database from 'better-sqlite3';
 import type { Contract } from '../../domain/contract.js';
 import { multiplyExact } from '../../domain/decimal.js';
-import type { AppendNotice, AppendResult, MarketWriter, ValidatedEvent, WriteBatch } from '../store.js';
+import type {
+  AppendNotice,
+  AppendResult,
+  MarketWriter,
+  ValidatedEvent,
+  ValidatedTrade,
+  WriteBatch,
+} from '../store.js';
 import { type ContractInfo, contractInfo } from './contract-info.js';
-import { EventIdentity } from './event-identity.js';
+import { type Classified, EventIdentity } from './event-identity.js';
 import { dateToInt, INSTRUMENT_IDS, MARKET_IDS, TICK_KIND_IDS, timeToInt } from './ids.js';
 import { RowBuffer } from './row-buffer.js';
-import { type ContractKey, prepareViewStatements, ViewBatch } from './view-batch.js';
+import { type ContractKey, prepareViewStatements, type Settle, ViewBatch } from './view-batch.js';
 
 /**
  * Appends events and maintains every view in the same transaction. A batch is first sorted
  * into new events and replays (EventIdentity); new events then go to the log and to their own
  * table in multi-row inserts, and the summary views are summed in a ViewBatch and upserted once
- * per touched row.
+ * per touched row. A contract's latest settle of a date lives in its daily row only; ticks gets
+ * the settles a later one superseded (see migrations.ts).
  */
 export function createSqliteWriter(
   db: Database.Database,
   notify: (notice: AppendNotice) => void,
+  options: { readonly maxSummedRows?: number } = {},
 ): MarketWriter {
+  const maxSummedRows = options.maxSummedRows ?? MAX_SUMMED_ROWS;
   const statements = {
     version: db.prepare("SELECT value FROM meta WHERE key = 'version'").pluck(),
     setVersion: db.prepare("UPDATE meta SET value = ? WHERE key = 'version'"),
@@ -84,8 +94,8 @@ export function createSqliteWriter(
   /** Per code: what the store derives from the domain, and the key of its daily rows. */
   const contracts = new Map<string, { info: ContractInfo; key: ContractKey }>();
 
-  /** The contract's stored attributes, inserting its row the first time it is seen. */
-  function register(contract: Contract): { info: ContractInfo; key: ContractKey } {
+  /** What the store derives from a contract, and the key of its daily rows (cached per code). */
+  function entryOf(contract: Contract): { info: ContractInfo; key: ContractKey } {
     let entry = contracts.get(contract.code);
     if (!entry) {
       const info = contractInfo(contract);
@@ -98,6 +108,12 @@ export function createSqliteWriter(
       entry = { info, key };
       contracts.set(contract.code, entry);
     }
+    return entry;
+  }
+
+  /** The contract's entry, inserting its contracts row the first time it is seen. */
+  function register(contract: Contract): { info: ContractInfo; key: ContractKey } {
+    const entry = entryOf(contract);
     if (!knownCodes.has(contract.code)) {
       const { info, key } = entry;
       statements.insertContract.run(
@@ -138,13 +154,38 @@ export function createSqliteWriter(
     tickRows.end();
   }
 
-  /** Writes one new event's rows (buffered) and adds it to the summary views. */
-  function apply(event: ValidatedEvent, date: number): void {
+  /** A settle that is no longer its contract's latest of the date: the ticker reads it from ticks. */
+  function pushSupersededSettle(date: number, key: ContractKey, settle: Settle): void {
+    pushTick(date, settle.seq, settle.time, key, TICK_KIND_IDS.settle, [
+      null,
+      null,
+      null,
+      null,
+      null,
+      null,
+      settle.settleCents,
+      settle.publishedAt,
+      settle.impliedVolatility,
+    ]);
+  }
+
+  /** A trade's face value and MWh (electricity only; null elsewhere). */
+  function tradeAmounts(event: ValidatedTrade, info: ContractInfo) {
+    const hours = info.hours;
+    return {
+      hours,
+      faceValueMillis:
+        hours === null ? null : multiplyExact(event.volume, event.priceCents, hours, info.mwTenths),
+      mwhTenths: hours === null ? null : multiplyExact(event.volume, hours, info.mwTenths),
+    };
+  }
+
+  /** Writes one new event's rows in its own tables (buffered); the log's row is the caller's. */
+  function writeRows(event: ValidatedEvent, date: number): void {
     const time = timeToInt(event.time);
     switch (event.type) {
       case 'book': {
-        const { info, key } = register(event.contract);
-        views.touchDay(info.market, date, time);
+        const { key } = register(event.contract);
         pushTick(date, event.seq, time, key, TICK_KIND_IDS.book, [
           event.bidCents,
           event.bidSize,
@@ -156,16 +197,11 @@ export function createSqliteWriter(
           null,
           null,
         ]);
-        views.book(date, key, event.seq, event.bidCents, event.bidSize, event.askCents, event.askSize);
         return;
       }
       case 'trade': {
         const { info, key } = register(event.contract);
-        views.touchDay(info.market, date, time);
-        const hours = info.hours;
-        const faceValueMillis =
-          hours === null ? null : multiplyExact(event.volume, event.priceCents, hours, info.mwTenths);
-        const mwhTenths = hours === null ? null : multiplyExact(event.volume, hours, info.mwTenths);
+        const { hours, faceValueMillis, mwhTenths } = tradeAmounts(event, info);
         pushTick(date, event.seq, time, key, TICK_KIND_IDS.trade, [
           null,
           null,
@@ -197,10 +233,59 @@ export function createSqliteWriter(
             event.group,
           );
         tradeRows.end();
+        return;
+      }
+      case 'settle':
+      case 'open_interest':
+        // summary views only (a settle's ticker row is its daily row, see sumViews)
+        register(event.contract);
+        return;
+      case 'message':
+        statements.insertMessage.run(
+          date,
+          event.seq,
+          time,
+          MARKET_IDS[event.market],
+          event.board,
+          event.text,
+        );
+        return;
+      case 'custom_market':
+        statements.insertCustomMarket.run(
+          date,
+          event.seq,
+          time,
+          MARKET_IDS[event.market],
+          event.contract,
+          event.netCents,
+          event.size,
+          JSON.stringify(event.legs.map((leg) => [leg.priceCents, leg.ratioHundredths])),
+        );
+        return;
+      case 'index':
+        statements.upsertIndex.run(event.index, date, event.year, event.valueCents, event.seq);
+        return;
+    }
+  }
+
+  /** Adds one new event to the summary views (in memory until they are written). */
+  function sumViews(event: ValidatedEvent, date: number): void {
+    const time = timeToInt(event.time);
+    switch (event.type) {
+      case 'book': {
+        const { info, key } = entryOf(event.contract);
+        views.touchDay(info.market, date, time);
+        views.book(date, key, event.seq, event.bidCents, event.bidSize, event.askCents, event.askSize);
+        return;
+      }
+      case 'trade': {
+        const { info, key } = entryOf(event.contract);
+        views.touchDay(info.market, date, time);
         // first/high/low/last come from on-screen trades of the contract itself (market-notes)
         const onScreen = event.tradeType === 'N' && !event.block;
         views.trade(date, key, event.seq, event.priceCents, event.volume, onScreen);
         if (info.datamineClass !== null) {
+          const { faceValueMillis, mwhTenths } = tradeAmounts(event, info);
           views.datamineTrade(
             {
               market: key.market,
@@ -221,97 +306,103 @@ export function createSqliteWriter(
         return;
       }
       case 'settle': {
-        const { info, key } = register(event.contract);
+        const { info, key } = entryOf(event.contract);
         views.touchDay(info.market, date, time);
-        pushTick(date, event.seq, time, key, TICK_KIND_IDS.settle, [
-          null,
-          null,
-          null,
-          null,
-          null,
-          null,
-          event.settleCents,
-          event.publishedAt,
-          event.impliedVolatility,
-        ]);
-        views.settle(date, key, event.seq, event.settleCents, event.impliedVolatility);
+        views.settle(date, key, {
+          seq: event.seq,
+          time,
+          settleCents: event.settleCents,
+          publishedAt: event.publishedAt,
+          impliedVolatility: event.impliedVolatility,
+        });
         return;
       }
       case 'open_interest': {
-        const { info, key } = register(event.contract);
+        const { info, key } = entryOf(event.contract);
         views.touchDay(info.market, date, time);
         views.openInterest(date, key, event.seq, event.openInterest);
         return;
       }
       case 'message':
-        views.touchDay(event.market, date, time);
-        statements.insertMessage.run(
-          date,
-          event.seq,
-          time,
-          MARKET_IDS[event.market],
-          event.board,
-          event.text,
-        );
-        return;
       case 'custom_market':
         views.touchDay(event.market, date, time);
-        statements.insertCustomMarket.run(
-          date,
-          event.seq,
-          time,
-          MARKET_IDS[event.market],
-          event.contract,
-          event.netCents,
-          event.size,
-          JSON.stringify(event.legs.map((leg) => [leg.priceCents, leg.ratioHundredths])),
-        );
         return;
       case 'index':
         views.touchDay(event.index, date, time);
-        statements.upsertIndex.run(event.index, date, event.year, event.valueCents, event.seq);
         return;
     }
   }
 
-  /** The body of every append; runs inside a transaction (or a savepoint of an open batch). */
-  function applyAll(events: readonly ValidatedEvent[], dates: Set<string>): AppendResult {
-    const { fresh, skipped } = identity.classify(events);
+  /**
+   * Sorts a batch into new events and replays, and writes the new events' rows: to the log and
+   * their own tables (buffered until flushRows), and the store version.
+   */
+  function writeEvents(events: readonly ValidatedEvent[], dates: Set<string>): Classified {
+    const classified = identity.classify(events);
     let version = Number(statements.version.get());
-    for (const index of fresh) {
+    for (const index of classified.fresh) {
       const event = events[index] as ValidatedEvent;
       const date = dateToInt(event.date);
       version += 1;
       eventRows.start().push(date, event.seq, version, event.type, event.line);
       eventRows.end();
-      apply(event, date);
+      writeRows(event, date);
       dates.add(event.date);
     }
+    if (classified.fresh.length > 0) statements.setVersion.run(version);
+    return classified;
+  }
+
+  function sumAll(events: readonly ValidatedEvent[], fresh: readonly number[]): void {
+    for (const index of fresh) {
+      const event = events[index] as ValidatedEvent;
+      sumViews(event, dateToInt(event.date));
+    }
+  }
+
+  /**
+   * Upserts the summed views; they may add superseded settles to the ticks rows, so flushRows
+   * follows. The sums stay until views.clear(), once the transaction holding the write is safe.
+   */
+  function writeViews(): void {
+    views.write(viewStatements, pushSupersededSettle);
+  }
+
+  function flushRows(): void {
     eventRows.flush();
     tickRows.flush();
     tradeRows.flush();
-    views.flush(viewStatements);
-    if (fresh.length > 0) statements.setVersion.run(version);
+  }
+
+  /** A single append: one transaction holding its rows and its views. */
+  const appendAlone = db.transaction((events: readonly ValidatedEvent[], dates: Set<string>) => {
+    const { fresh, skipped } = writeEvents(events, dates);
+    sumAll(events, fresh);
+    writeViews();
+    views.clear();
+    flushRows();
     return { added: fresh.length, skipped };
-  }
+  });
 
-  const transaction = db.transaction(applyAll);
+  /**
+   * One append of an open batch, as a savepoint. The views are summed over the whole batch and
+   * written at commit, or here once the sums are large, so that a batch streamed in small
+   * appends upserts each daily row about once. Written here, they roll back with the savepoint
+   * if it fails, and stay summed; this append's own sums are added only once it succeeded.
+   */
+  const appendToBatch = db.transaction((events: readonly ValidatedEvent[], dates: Set<string>) => {
+    const wroteViews = views.size >= maxSummedRows;
+    if (wroteViews) writeViews();
+    const classified = writeEvents(events, dates);
+    flushRows();
+    return { ...classified, wroteViews };
+  });
 
-  function guarded(events: readonly ValidatedEvent[], dates: Set<string>): AppendResult {
-    try {
-      return transaction.immediate(events, dates);
-    } catch (error) {
-      forget();
-      throw error;
-    }
-  }
-
-  /** After a rollback: drop everything held in memory on behalf of the failed transaction. */
-  function forget(): void {
+  /** After a failed transaction or savepoint: drop the rows held for it in memory. */
+  function forgetRows(): void {
     eventRows.clear();
     tickRows.clear();
     tradeRows.clear();
-    views.clear();
     knownCodes = new Set();
   }
 
@@ -326,7 +417,14 @@ export function createSqliteWriter(
     append(events) {
       if (openBatch) throw new Error('a write batch is open: append through it');
       const dates = new Set<string>();
-      const result = guarded(events, dates);
+      let result: AppendResult;
+      try {
+        result = appendAlone.immediate(events, dates);
+      } catch (error) {
+        forgetRows();
+        views.clear();
+        throw error;
+      }
       announce(result.added, dates);
       return result;
     },
@@ -347,13 +445,29 @@ export function createSqliteWriter(
           if (!open) throw new Error('the write batch is closed');
           // Inside BEGIN, better-sqlite3 runs the transaction as a savepoint: a failed append
           // leaves the batch as it was before it.
-          const result = guarded(events, dates);
-          added += result.added;
-          skipped += result.skipped;
-          return result;
+          let outcome: Classified & { wroteViews: boolean };
+          try {
+            outcome = appendToBatch.immediate(events, dates);
+          } catch (error) {
+            forgetRows();
+            throw error;
+          }
+          if (outcome.wroteViews) views.clear();
+          sumAll(events, outcome.fresh);
+          added += outcome.fresh.length;
+          skipped += outcome.skipped;
+          return { added: outcome.fresh.length, skipped: outcome.skipped };
         },
         commit() {
           if (!open) throw new Error('the write batch is closed');
+          try {
+            writeViews();
+            flushRows();
+          } catch (error) {
+            batch.rollback();
+            throw error;
+          }
+          views.clear();
           close();
           db.exec('COMMIT');
           announce(added, dates);
@@ -362,7 +476,8 @@ export function createSqliteWriter(
         rollback() {
           if (!open) return;
           close();
-          forget();
+          forgetRows();
+          views.clear();
           if (db.inTransaction) db.exec('ROLLBACK');
         },
       };
@@ -371,3 +486,10 @@ export function createSqliteWriter(
     },
   };
 }
+
+/**
+ * Daily rows summed in memory across the appends of a batch before they are written (about
+ * 15 MB). Each write splits the sums of the day in progress, and its contracts' rows then take
+ * an insert and an update instead of one insert: fewer, larger writes are cheaper.
+ */
+const MAX_SUMMED_ROWS = 50_000;

@@ -1,10 +1,15 @@
 import type Database from 'better-sqlite3';
 
 /**
- * The per-(date, contract), per-day and datamine views of one append, summed in memory and
- * written with one upsert per touched row instead of one per event. Every merge here and in
- * the upserts is associative and keyed by seq (not arrival), so flushing partial sums at any
- * point gives the same rows as applying the events one by one in any order.
+ * The per-(date, contract), per-day and datamine views of one append (or of the appends of a
+ * write batch), summed in memory and written with one upsert per touched row instead of one per
+ * event. Every merge here and in the upserts is associative and keyed by seq (not arrival), so
+ * writing partial sums at any point gives the same rows as applying the events one by one in
+ * any order.
+ *
+ * Settles need a hand: daily keeps a contract's latest settle of a date (the ticker reads it
+ * from there), and every settle a later one supersedes, within the sums or stored, goes back to
+ * the caller for the ticks table (write's `superseded`).
  */
 
 interface DailyAcc {
@@ -26,9 +31,7 @@ interface DailyAcc {
   lastCents: number | null;
   volume: number;
   trades: number;
-  settleSeq: number | null;
-  settleCents: number | null;
-  impliedVolatility: number | null;
+  settle: Settle | null;
   oiSeq: number | null;
   openInterest: number | null;
 }
@@ -54,6 +57,15 @@ interface DatamineAcc {
   count: number;
 }
 
+/** A settle message in store terms (time as HHmmss integer). */
+export interface Settle {
+  readonly seq: number;
+  readonly time: number;
+  readonly settleCents: number;
+  readonly publishedAt: number;
+  readonly impliedVolatility: number | null;
+}
+
 /** Where a contract's daily row lives, apart from the date. */
 export interface ContractKey {
   readonly market: number;
@@ -65,8 +77,8 @@ export interface ContractKey {
 const UPSERT_DAILY = `
   INSERT INTO daily (date, market, instrument, code, option_type, book_seq, bid_cents, bid_size, ask_cents,
     ask_size, first_seq, first_cents, high_cents, low_cents, last_seq, last_cents, volume, trades, settle_seq,
-    settle_cents, implied_volatility, oi_seq, open_interest)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    settle_time, settle_cents, published_at, implied_volatility, oi_seq, open_interest)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
   ON CONFLICT (date, market, instrument, code) DO UPDATE SET
     bid_cents = CASE WHEN excluded.book_seq > coalesce(book_seq, 0) THEN excluded.bid_cents ELSE bid_cents END,
     bid_size = CASE WHEN excluded.book_seq > coalesce(book_seq, 0) THEN excluded.bid_size ELSE bid_size END,
@@ -82,8 +94,12 @@ const UPSERT_DAILY = `
     last_seq = max(coalesce(last_seq, excluded.last_seq), coalesce(excluded.last_seq, last_seq)),
     volume = volume + excluded.volume,
     trades = trades + excluded.trades,
+    settle_time = CASE WHEN excluded.settle_seq > coalesce(settle_seq, 0)
+      THEN excluded.settle_time ELSE settle_time END,
     settle_cents = CASE WHEN excluded.settle_seq > coalesce(settle_seq, 0)
       THEN excluded.settle_cents ELSE settle_cents END,
+    published_at = CASE WHEN excluded.settle_seq > coalesce(settle_seq, 0)
+      THEN excluded.published_at ELSE published_at END,
     implied_volatility = CASE WHEN excluded.settle_seq > coalesce(settle_seq, 0)
       THEN excluded.implied_volatility ELSE implied_volatility END,
     settle_seq = max(coalesce(settle_seq, excluded.settle_seq), coalesce(excluded.settle_seq, settle_seq)),
@@ -105,15 +121,31 @@ const UPSERT_DATAMINE = `
     mwh_tenths = mwh_tenths + excluded.mwh_tenths,
     face_value_millis = face_value_millis + excluded.face_value_millis, count = count + excluded.count`;
 
+/** The stored latest settles of a date, to compare with the summed ones before the upsert. */
+const STORED_SETTLES = `
+  SELECT code, settle_seq, settle_time, settle_cents, published_at, implied_volatility FROM daily
+    WHERE date = ? AND settle_seq IS NOT NULL`;
+
+type StoredSettle = [
+  code: string,
+  seq: number,
+  time: number,
+  settleCents: number,
+  publishedAt: number,
+  impliedVolatility: number | null,
+];
+
 export interface ViewStatements {
   readonly daily: Database.Statement;
   readonly day: Database.Statement;
   readonly datamine: Database.Statement;
+  readonly storedSettles: Database.Statement;
 }
 
 export function prepareViewStatements(db: Database.Database): ViewStatements {
   return {
     daily: db.prepare(UPSERT_DAILY),
+    storedSettles: db.prepare(STORED_SETTLES).raw(),
     day: db.prepare(UPSERT_DAY),
     datamine: db.prepare(UPSERT_DATAMINE),
   };
@@ -124,6 +156,16 @@ export class ViewBatch {
   private readonly daily = new Map<number, Map<string, DailyAcc>>();
   private readonly days = new Map<number, Map<string, DayAcc>>();
   private readonly datamine = new Map<string, DatamineAcc>();
+  /** Dates with a settle in the sums: only they need the stored settles read when written. */
+  private readonly settleDates = new Set<number>();
+  /** Settles superseded by a later one of the same contract and date within the sums. */
+  private supersededSettles: { date: number; key: ContractKey; settle: Settle }[] = [];
+  private dailyRows = 0;
+
+  /** Daily rows summed so far (the bulk of what is held). */
+  get size(): number {
+    return this.dailyRows;
+  }
 
   touchDay(scope: string, date: number, time: number): void {
     let ofDate = this.days.get(date);
@@ -184,19 +226,18 @@ export class ViewBatch {
     if (row.lowCents === null || priceCents < row.lowCents) row.lowCents = priceCents;
   }
 
-  settle(
-    date: number,
-    key: ContractKey,
-    seq: number,
-    settleCents: number,
-    impliedVolatility: number | null,
-  ): void {
+  /** Keeps the contract's latest settle of the date, and the other for the ticks table. */
+  settle(date: number, key: ContractKey, settle: Settle): void {
     const row = this.row(date, key);
-    if (row.settleSeq === null || seq > row.settleSeq) {
-      row.settleSeq = seq;
-      row.settleCents = settleCents;
-      row.impliedVolatility = impliedVolatility;
+    this.settleDates.add(date);
+    const kept = row.settle;
+    if (kept === null) {
+      row.settle = settle;
+      return;
     }
+    const [latest, older] = settle.seq > kept.seq ? [settle, kept] : [kept, settle];
+    row.settle = latest;
+    this.supersededSettles.push({ date, key, settle: older });
   }
 
   openInterest(date: number, key: ContractKey, seq: number, openInterest: number): void {
@@ -229,7 +270,17 @@ export class ViewBatch {
     acc.count += 1;
   }
 
-  flush(statements: ViewStatements): void {
+  /**
+   * Upserts the summed rows, keeping the sums (clear() drops them once the transaction holding
+   * the write succeeded). `superseded` receives every settle that loses its place in daily to a
+   * later one: within the sums, and the summed against the stored or the stored against them.
+   */
+  write(
+    statements: ViewStatements,
+    superseded: (date: number, key: ContractKey, settle: Settle) => void,
+  ): void {
+    for (const { date, key, settle } of this.supersededSettles) superseded(date, key, settle);
+    for (const date of this.settleDates) this.supersedeStored(statements, date, superseded);
     for (const r of [...this.daily.values()].flatMap((ofDate) => [...ofDate.values()])) {
       statements.daily.run(
         r.date,
@@ -250,9 +301,11 @@ export class ViewBatch {
         r.lastCents,
         r.volume,
         r.trades,
-        r.settleSeq,
-        r.settleCents,
-        r.impliedVolatility,
+        r.settle?.seq ?? null,
+        r.settle?.time ?? null,
+        r.settle?.settleCents ?? null,
+        r.settle?.publishedAt ?? null,
+        r.settle?.impliedVolatility ?? null,
         r.oiSeq,
         r.openInterest,
       );
@@ -275,13 +328,34 @@ export class ViewBatch {
         a.count,
       );
     }
-    this.clear();
   }
 
+  /** Drops the sums: written and committed, or their transaction failed. */
   clear(): void {
     this.daily.clear();
     this.days.clear();
     this.datamine.clear();
+    this.settleDates.clear();
+    this.supersededSettles = [];
+    this.dailyRows = 0;
+  }
+
+  /** Compares the summed settles of a date with the stored ones and reports the older of each pair. */
+  private supersedeStored(
+    statements: ViewStatements,
+    date: number,
+    superseded: (date: number, key: ContractKey, settle: Settle) => void,
+  ): void {
+    const rows = this.daily.get(date);
+    if (!rows) return;
+    for (const [code, seq, time, settleCents, publishedAt, impliedVolatility] of statements.storedSettles.all(
+      date,
+    ) as StoredSettle[]) {
+      const row = rows.get(code);
+      if (!row?.settle) continue;
+      const stored: Settle = { seq, time, settleCents, publishedAt, impliedVolatility };
+      superseded(date, row, stored.seq < row.settle.seq ? stored : row.settle);
+    }
   }
 
   private row(date: number, key: ContractKey): DailyAcc {
@@ -311,13 +385,12 @@ export class ViewBatch {
         lastCents: null,
         volume: 0,
         trades: 0,
-        settleSeq: null,
-        settleCents: null,
-        impliedVolatility: null,
+        settle: null,
         oiSeq: null,
         openInterest: null,
       };
       ofDate.set(key.code, row);
+      this.dailyRows += 1;
     }
     return row;
   }
