@@ -95,11 +95,17 @@ function ingestSection(
   ingest: IngestBenchResult,
   seed: SeedBenchResult | undefined,
 ): string {
-  const best = Math.max(
-    perSecond(ingest.events, ingest.eventsPath.wallMs),
-    perSecond(ingest.events, ingest.filePath.wallMs),
-  );
-  const verdict = best >= TARGET_EVENTS_PER_SECOND ? 'met' : 'NOT met';
+  // Both paths count: a live feed arrives as events, a backfill as a file.
+  const paths = [
+    ['`ingestEvents`', perSecond(ingest.events, ingest.eventsPath.wallMs)],
+    ['`ingestFile`', perSecond(ingest.events, ingest.filePath.wallMs)],
+  ] as const;
+  const verdicts = paths
+    .map(
+      ([name, rate]) =>
+        `${name} ${rate >= TARGET_EVENTS_PER_SECOND ? 'met' : 'NOT met'} (${formatCount(rate)})`,
+    )
+    .join(', ');
   return [
     '## Ingest and seed',
     '',
@@ -113,7 +119,7 @@ function ingestSection(
     '',
     ingestTable(ingest),
     '',
-    `Target >= ${formatCount(TARGET_EVENTS_PER_SECOND)} events/s: ${verdict} (best path ${formatCount(best)} events/s wall).`,
+    `Target >= ${formatCount(TARGET_EVENTS_PER_SECOND)} events/s (wall): ${verdicts}.`,
     '',
     ...(seed
       ? [
