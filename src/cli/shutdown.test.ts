@@ -414,10 +414,11 @@ describe('the gridquote serve process', () => {
     expect(await stderr.exit).toBe(0);
     const lines = requestLines();
     expect(lines).toHaveLength(6);
-    for (const line of lines) {
-      expect(line).toMatchObject({ operation: 'epi', status: 200, keyId: key.split('_')[1] });
-    }
-    expect(stdout).not.toContain(key.split('_')[2]);
+    // gq_<12 hex id>_<secret>; the secret itself may contain "_".
+    const [, id = '', secret = ''] = /^gq_([0-9a-f]{12})_(.+)$/.exec(key) ?? [];
+    for (const line of lines) expect(line).toMatchObject({ operation: 'epi', status: 200, keyId: id });
+    expect(secret).toHaveLength(43);
+    expect(stdout).not.toContain(secret);
   });
 
   it('prints one line per configuration problem and exits 1', async () => {
