@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
 import { type Command, Option } from 'commander';
 import type { FastifyInstance } from 'fastify';
-import pino from 'pino';
 import {
   type Config,
   ConfigError,
@@ -51,18 +50,11 @@ export interface RunningServer {
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const store = openSqliteStore(options.db);
   const logLevel = options.logLevel ?? 'info';
-  // Buffered: one system call per request line would cost a busy server more than the rest of a
-  // cached answer. Lines go out in writes of 4 KiB or more, and at least once a second; on
-  // close, and on exit (pino's own hook), whatever is left is flushed.
-  const log =
-    logLevel === false
-      ? undefined
-      : pino.destination({ dest: 1, sync: false, minLength: 4096, periodicFlush: 1000 });
   const app = buildApp({
     reader: store.reader,
     keys: store.keys,
     ...(options.clock ? { clock: options.clock } : {}),
-    logger: log === undefined || logLevel === false ? false : { level: logLevel, stream: log },
+    logger: logLevel === false ? false : { level: logLevel },
     ...(options.limits ? { limits: options.limits } : {}),
     ...(options.metricsToken === undefined ? {} : { metricsToken: options.metricsToken }),
     // In-process ingest (the demo's live feed) notifies the app: metrics, cache.
@@ -81,23 +73,13 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         } finally {
           // Only now: a request still being answered must not find the store closed.
           store.close();
-          flushLog(log);
         }
       },
     };
   } catch (error) {
     await app.close();
     store.close();
-    flushLog(log);
     throw error;
-  }
-}
-
-function flushLog(log: ReturnType<typeof pino.destination> | undefined): void {
-  try {
-    log?.flushSync();
-  } catch {
-    // stdout already gone (a closed pipe): nothing left to write to
   }
 }
 
