@@ -135,6 +135,39 @@ describe('sqlite store file', () => {
     store.close();
   });
 
+  it('rolls a batch back when its COMMIT fails, so the next append starts clean', () => {
+    const path = freshFile();
+    openSqliteStore(path).close(); // creates and migrates the file
+    const db = new Database(path);
+    let failCommit = true;
+    // The real connection, except that its first COMMIT fails as on a full disk.
+    const flaky = new Proxy(db, {
+      get(target, property) {
+        if (property === 'exec') {
+          return (sql: string) => {
+            if (sql === 'COMMIT' && failCommit) {
+              failCommit = false;
+              throw new Error('database or disk is full');
+            }
+            return target.exec(sql);
+          };
+        }
+        const value = Reflect.get(target, property);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const writer = createSqliteWriter(flaky, () => {});
+    const batch = writer.begin();
+    batch.append(dayOne());
+    expect(() => batch.commit()).toThrow('database or disk is full');
+    expect(db.inTransaction).toBe(false);
+    expect(writer.append(dayTwo())).toEqual({ added: dayTwo().length, skipped: 0 });
+    db.close();
+    const store = openSqliteStore(path);
+    expect(store.reader.version()).toBe(dayTwo().length);
+    store.close();
+  });
+
   it('keeps key records in memory, yet sees keys created or revoked by another process within recheckMs', () => {
     const path = freshFile();
     openSqliteStore(path).close(); // creates and migrates the file

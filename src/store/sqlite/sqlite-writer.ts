@@ -463,13 +463,15 @@ export function createSqliteWriter(
           try {
             writeViews();
             flushRows();
+            // A failed COMMIT (disk full, I/O error) leaves the transaction open: roll it back
+            // here, or the next append would land inside it.
+            db.exec('COMMIT');
           } catch (error) {
             batch.rollback();
             throw error;
           }
           views.clear();
           close();
-          db.exec('COMMIT');
           announce(added, dates);
           return { added, skipped };
         },
