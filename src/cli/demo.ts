@@ -8,6 +8,7 @@ import { createApiKey } from '../http/api-keys.js';
 import type { HttpLimits } from '../http/limits.js';
 import { ingestEvents } from '../ingest/ingest-events.js';
 import { type LiveExchange, startLiveExchange } from '../ingest/live-exchange.js';
+import { createSimulatedClock, type SimulatedClock } from '../ingest/simulated-clock.js';
 import type { MarketStore } from '../store/store.js';
 import { CliError, type CliIo, PROCESS_IO, withStore } from './cli-io.js';
 import { seedStore } from './seed.js';
@@ -54,8 +55,11 @@ export async function startDemo(io: CliIo, options: DemoOptions): Promise<Runnin
     );
     await seedStore(io, { db: options.db, days: options.days, until, seed: options.seed });
   }
+  // One clock for the feed and the API: outside the session the API's "now" is the replay's.
+  const clock = createSimulatedClock({ speed: options.speed, realNow: io.now });
   const server = await startServer({
     db: options.db,
+    clock: clock.now,
     port: options.port,
     host: options.host,
     logLevel: 'warn',
@@ -65,7 +69,7 @@ export async function startDemo(io: CliIo, options: DemoOptions): Promise<Runnin
   try {
     const keys = issueDemoKeys(server.store, io.now());
     const historyDate = server.store.reader.latestDate() ?? '';
-    const live = startLive(io, server.store, options);
+    const live = startLive(io, server.store, clock, options);
     return {
       server,
       live,
@@ -100,7 +104,7 @@ function issueDemoKeys(store: MarketStore, now: Date) {
  * completes the latest stored day if an earlier run stopped inside it, then goes live on the
  * next trading day.
  */
-function startLive(io: CliIo, store: MarketStore, options: DemoOptions): LiveExchange {
+function startLive(io: CliIo, store: MarketStore, clock: SimulatedClock, options: DemoOptions): LiveExchange {
   const dates = store.reader.dates();
   const latest = dates.at(-1);
   if (latest === undefined) throw new CliError(`${options.db} holds no market data to continue from`);
@@ -120,8 +124,7 @@ function startLive(io: CliIo, store: MarketStore, options: DemoOptions): LiveExc
     ingest: (events) => {
       ingestEvents(store.writer, events);
     },
-    speed: options.speed,
-    now: io.now,
+    clock,
     onDayStart: (date, mode) =>
       io.stderr.write(
         mode === 'real-time'

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ExchangeClock } from '../domain/exchange-clock.js';
 import type { QueryContext } from '../query/context.js';
 import type { KeyStore, MarketReader } from '../store/store.js';
 import { sendAnswer } from './answer.js';
@@ -35,7 +36,7 @@ export function defineRoute<S extends ParamDefs, R>(route: Route<S, R>): Route<S
 export interface RouteDependencies {
   readonly reader: MarketReader;
   readonly keys: KeyStore;
-  readonly clock: () => Date;
+  readonly clock: ExchangeClock;
   readonly rateLimiter: RateLimiter;
   /** Serialised answers; undefined when caching is off. */
   readonly cache: ResponseCache | undefined;

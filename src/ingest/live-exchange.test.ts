@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { FeedEvent } from '../feed/events.js';
 import { startLiveExchange } from './live-exchange.js';
+import { createSimulatedClock } from './simulated-clock.js';
 
 function dayOf(date: string): FeedEvent[] {
   const times = ['100000', '120000', '155959', '160000'];
@@ -37,8 +38,7 @@ describe('live exchange', () => {
         firstDate: '20260119',
         simulateDay: dayOf,
         ingest: (events) => ingested.push(...events),
-        speed: 60,
-        now: clock.now,
+        clock: createSimulatedClock({ speed: 60, realNow: clock.now }),
         onDayStart: (date, mode) => starts.push(`${date} ${mode}`),
       },
       false,
@@ -70,8 +70,7 @@ describe('live exchange', () => {
         firstDate: '20260119',
         simulateDay: dayOf,
         ingest: (events) => ingested.push(...events),
-        speed: 60,
-        now: clock.now,
+        clock: createSimulatedClock({ speed: 60, realNow: clock.now }),
       },
       false,
     );
@@ -90,8 +89,7 @@ describe('live exchange', () => {
         ingest: () => {
           throw new Error('store unavailable');
         },
-        speed: 60,
-        now: clock.now,
+        clock: createSimulatedClock({ speed: 60, realNow: clock.now }),
         onError: (error) => errors.push(error),
       },
       false,
