@@ -144,23 +144,45 @@ describe('demo', () => {
     }
   });
 
-  it('continues an existing demo database and replaces the previous demo keys', async () => {
+  it('continues an existing demo database with the same keys, and rotates them on request', async () => {
     const db = join(dir, 'again.db');
+    const epi = (url: string, key: string) =>
+      fetch(`${url}/api/epi`, { headers: { authorization: `Bearer ${key}` } });
     const first = await startDemo(io(), { db, port: 0, host: '127.0.0.1', days: 2, seed: 3, speed: 1 });
-    const oldKey = first.keys.historical;
+    const saved = first.keys;
+    expect(demoBanner(first)).toContain(`new keys; kept in ${db}-keys.json`);
     await first.stop();
+
     const second = await startDemo(io(), { db, port: 0, host: '127.0.0.1', days: 2, seed: 3, speed: 1 });
     try {
-      const old = await fetch(`${second.server.url}/api/epi`, {
-        headers: { authorization: `Bearer ${oldKey}` },
+      expect(second.keys).toMatchObject({
+        historical: saved.historical,
+        endOfDay: saved.endOfDay,
+        origin: 'kept',
       });
-      expect(old.status).toBe(401);
-      const fresh = await fetch(`${second.server.url}/api/epi`, {
-        headers: { authorization: `Bearer ${second.keys.historical}` },
-      });
-      expect(fresh.status).toBe(200);
+      expect(demoBanner(second)).toContain('the same keys as at the last start');
+      expect((await epi(second.server.url, saved.historical)).status).toBe(200);
+      expect((await epi(second.server.url, saved.endOfDay)).status).toBe(200);
     } finally {
       await second.stop();
+    }
+
+    const third = await startDemo(io(), {
+      db,
+      port: 0,
+      host: '127.0.0.1',
+      days: 2,
+      seed: 3,
+      speed: 1,
+      newKeys: true,
+    });
+    try {
+      expect(third.keys.origin).toBe('rotated');
+      expect((await epi(third.server.url, saved.historical)).status).toBe(401);
+      expect((await epi(third.server.url, saved.endOfDay)).status).toBe(401);
+      expect((await epi(third.server.url, third.keys.historical)).status).toBe(200);
+    } finally {
+      await third.stop();
     }
   });
 

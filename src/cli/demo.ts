@@ -4,13 +4,13 @@ import { type Command, InvalidArgumentError } from 'commander';
 import { loadConfig } from '../config.js';
 import { lastCompletedTradingDay, nextTradingDay } from '../domain/calendar.js';
 import { createSimulator } from '../feed/simulator/simulator.js';
-import { createApiKey } from '../http/api-keys.js';
 import type { HttpLimits } from '../http/limits.js';
 import { ingestEvents } from '../ingest/ingest-events.js';
 import { type LiveExchange, startLiveExchange } from '../ingest/live-exchange.js';
 import { createSimulatedClock, type SimulatedClock } from '../ingest/simulated-clock.js';
 import type { MarketStore } from '../store/store.js';
 import { CliError, type CliIo, PROCESS_IO, withStore } from './cli-io.js';
+import { type DemoKeys, demoKeys } from './demo-keys.js';
 import { seedStore } from './seed.js';
 import { type RunningServer, startServer } from './serve.js';
 import { type DrainReport, runUntilSignal } from './shutdown.js';
@@ -23,6 +23,8 @@ export interface DemoOptions {
   readonly seed: number;
   /** Virtual seconds per real second when a day is replayed outside the real session. */
   readonly speed: number;
+  /** Revoke the kept demo keys and issue new ones (otherwise they survive restarts). */
+  readonly newKeys?: boolean;
   /** Request limits and shutdown grace period (config.ts); the defaults when omitted. */
   readonly limits?: HttpLimits;
   readonly shutdownGraceMs?: number;
@@ -31,19 +33,17 @@ export interface DemoOptions {
 export interface RunningDemo {
   readonly server: RunningServer;
   readonly live: LiveExchange;
-  readonly keys: { readonly historical: string; readonly endOfDay: string };
+  readonly keys: DemoKeys;
   /** The last complete day of history when the demo started (its examples use it). */
   readonly historyDate: string;
   /** Stops the live exchange, drains the server (grace period) and closes the store. */
   stop(hurry?: AbortSignal): Promise<DrainReport>;
 }
 
-const DEMO_KEY_PREFIX = 'demo ';
-
 /**
- * The one-command demo: seeds the database when it is empty, serves the API, issues a fresh key
- * of each access level (revoking the previous demo keys, whose secrets nobody can recover) and
- * runs the simulated exchange live on top of the seeded history.
+ * The one-command demo: seeds the database when it is empty, serves the API, reuses the demo's
+ * key of each access level from an earlier start (or issues them; demo-keys.ts) and runs the
+ * simulated exchange live on top of the seeded history.
  */
 export async function startDemo(io: CliIo, options: DemoOptions): Promise<RunningDemo> {
   mkdirSync(dirname(options.db), { recursive: true });
@@ -67,7 +67,11 @@ export async function startDemo(io: CliIo, options: DemoOptions): Promise<Runnin
     ...(options.shutdownGraceMs === undefined ? {} : { shutdownGraceMs: options.shutdownGraceMs }),
   });
   try {
-    const keys = issueDemoKeys(server.store, io.now());
+    const keys = demoKeys(server.store.keys, {
+      db: options.db,
+      rotate: options.newKeys === true,
+      now: io.now(),
+    });
     const historyDate = server.store.reader.latestDate() ?? '';
     const live = startLive(io, server.store, clock, options);
     return {
@@ -85,18 +89,6 @@ export async function startDemo(io: CliIo, options: DemoOptions): Promise<Runnin
     await server.close();
     throw error;
   }
-}
-
-function issueDemoKeys(store: MarketStore, now: Date) {
-  for (const key of store.keys.listKeys()) {
-    if (key.name.startsWith(DEMO_KEY_PREFIX) && key.revokedAt === null)
-      store.keys.revokeKey(key.id, now.toISOString());
-  }
-  const historical = createApiKey({ level: 'historical', name: `${DEMO_KEY_PREFIX}historical`, now });
-  const endOfDay = createApiKey({ level: 'end_of_day', name: `${DEMO_KEY_PREFIX}end_of_day`, now });
-  store.keys.insertKey(historical.record);
-  store.keys.insertKey(endOfDay.record);
-  return { historical: historical.key, endOfDay: endOfDay.key };
 }
 
 /**
@@ -147,6 +139,8 @@ export function demoBanner(demo: RunningDemo): string {
     '',
     `  historical key:  ${demo.keys.historical}`,
     `  end_of_day key:  ${demo.keys.endOfDay}`,
+    `  ${KEYS_ORIGIN[demo.keys.origin]}; kept in ${demo.keys.file} (yours alone, mode 600)`,
+    '  for the next start; `npm start -- --new-keys` revokes them and issues new ones.',
     '',
     'Try:',
     `  curl ${h} "${base}/api/intraday?futures=au_electricity"`,
@@ -165,6 +159,13 @@ export function demoBanner(demo: RunningDemo): string {
     '',
   ].join('\n');
 }
+
+const KEYS_ORIGIN: Readonly<Record<DemoKeys['origin'], string>> = {
+  kept: 'the same keys as at the last start',
+  new: 'new keys',
+  rotated: 'new keys (--new-keys: the previous demo keys are revoked)',
+  replaced: 'new keys (the saved ones no longer verify: revoked, damaged or from another store)',
+};
 
 export function registerDemo(program: Command, io: CliIo = PROCESS_IO): Command {
   return program
@@ -186,6 +187,7 @@ export function registerDemo(program: Command, io: CliIo = PROCESS_IO): Command 
       parseWhole('a speed', 1, 100_000),
       60,
     )
+    .option('--new-keys', 'revoke the demo keys kept from earlier starts and issue new ones')
     .action(async (flags: DemoOptions) => {
       // The demo's own flags choose store, port and host; limits and grace come from the environment.
       const config = loadConfig();
