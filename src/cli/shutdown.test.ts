@@ -174,10 +174,10 @@ describe('drainApp', () => {
     });
     const base = await app.listen({ port: 0, host: '127.0.0.1' });
     const answers = Array.from({ length: 12 }, () => get(base, '/api/epi'));
-    await expect.poll(() => arrived, { timeout: 5_000 }).toBe(12);
+    await expect.poll(() => arrived, { timeout: 20_000 }).toBe(12);
 
     const drained = drainApp(app, 5_000);
-    await expect.poll(() => refused(portOf(base)), { timeout: 5_000 }).toBe(true);
+    await expect.poll(() => refused(portOf(base)), { timeout: 20_000 }).toBe(true);
     release();
     for (const answer of await Promise.all(answers)) {
       expect(answer.status).toBe(200);
@@ -231,7 +231,7 @@ describe('startServer + runUntilSignal', () => {
     await Promise.all(readers.map((reader) => reader.started));
 
     signals.emit('SIGTERM');
-    await expect.poll(() => refused(port), { timeout: 5_000 }).toBe(true);
+    await expect.poll(() => refused(port), { timeout: 20_000 }).toBe(true);
     // The readers resume only now, after the drain began: their answers arrive whole.
     for (const raw of await Promise.all(readers.map((reader) => reader.finish()))) expectComplete200(raw);
     await running;
@@ -350,7 +350,7 @@ describe('the gridquote serve process', () => {
   it('drains on SIGTERM: accepted requests get complete answers, then refusal, exit 0, store intact', async () => {
     const child = spawnServe(['--db', db, '--port', '0', '--shutdown-grace-ms', '10000']);
     const stderr = collect(child);
-    await expect.poll(() => stderr.text(), { timeout: 15_000 }).toMatch(/at http:\/\/127\.0\.0\.1:\d+/);
+    await expect.poll(() => stderr.text(), { timeout: 20_000 }).toMatch(/at http:\/\/127\.0\.0\.1:\d+/);
     const base = /at (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr.text())?.[1] ?? '';
     const port = portOf(base);
 
@@ -365,7 +365,7 @@ describe('the gridquote serve process', () => {
     await waitFor('the clients to get answers', () => outcomes.length >= 8);
 
     child.kill('SIGTERM');
-    await expect.poll(() => refused(port), { timeout: 5_000 }).toBe(true);
+    await expect.poll(() => refused(port), { timeout: 20_000 }).toBe(true);
     stopped = true;
     await Promise.all(clients);
     for (const raw of await Promise.all(readers.map((reader) => reader.finish()))) expectComplete200(raw);
@@ -399,11 +399,11 @@ describe('the gridquote serve process', () => {
         .split('\n')
         .filter((line) => line.includes('"msg":"request"'))
         .map((line) => JSON.parse(line) as Record<string, unknown>);
-    await expect.poll(() => stderr.text(), { timeout: 15_000 }).toMatch(/at http:\/\/127\.0\.0\.1:\d+/);
+    await expect.poll(() => stderr.text(), { timeout: 20_000 }).toMatch(/at http:\/\/127\.0\.0\.1:\d+/);
     const base = /at (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr.text())?.[1] ?? '';
 
     expect((await get(base, '/api/epi?format=csv')).status).toBe(200);
-    await expect.poll(() => requestLines().length, { timeout: 3_000 }).toBe(1);
+    await expect.poll(() => requestLines().length, { timeout: 20_000 }).toBe(1);
     for (let i = 0; i < 5; i++) expect((await get(base, '/api/epi?format=csv')).status).toBe(200);
     child.kill('SIGTERM');
     expect(await stderr.exit).toBe(0);
