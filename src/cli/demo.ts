@@ -121,7 +121,7 @@ function startLive(io: CliIo, store: MarketStore, clock: SimulatedClock, options
       io.stderr.write(
         mode === 'real-time'
           ? `live: trading day ${date} on the exchange clock\n`
-          : `live: replaying trading day ${date} at ${options.speed}x (the exchange has no session now)\n`,
+          : `live: replaying trading day ${date} at ${options.speed}x on a virtual clock (it is not in session now); the API answers on that clock\n`,
       ),
     onError: (error) => io.stderr.write(`live: ${error instanceof Error ? error.message : String(error)}\n`),
   });
