@@ -28,23 +28,26 @@ export function demoKeysFile(db: string): string {
   return `${db}-keys.json`;
 }
 
-export function demoKeys(
+export async function demoKeys(
   keys: KeyStore,
   options: { readonly db: string; readonly rotate: boolean; readonly now: Date },
-): DemoKeys {
+): Promise<DemoKeys> {
   const file = demoKeysFile(options.db);
   const existed = existsSync(file);
   const saved = readSaved(file);
   if (!options.rotate && saved !== undefined) {
-    if (verifies(keys, saved.historical, 'historical') && verifies(keys, saved.endOfDay, 'end_of_day')) {
+    const valid =
+      (await verifies(keys, saved.historical, 'historical')) &&
+      (await verifies(keys, saved.endOfDay, 'end_of_day'));
+    if (valid) {
       // Tighten a file whose mode was loosened by hand: it holds whole keys.
       chmodSync(file, FILE_MODE);
       return { ...saved, file, origin: 'kept' };
     }
   }
-  for (const key of keys.listKeys()) {
+  for (const key of await keys.listKeys()) {
     if (key.name.startsWith(DEMO_KEY_PREFIX) && key.revokedAt === null)
-      keys.revokeKey(key.id, options.now.toISOString());
+      await keys.revokeKey(key.id, options.now.toISOString());
   }
   const historical = createApiKey({
     level: 'historical',
@@ -56,8 +59,8 @@ export function demoKeys(
     name: `${DEMO_KEY_PREFIX}end_of_day`,
     now: options.now,
   });
-  keys.insertKey(historical.record);
-  keys.insertKey(endOfDay.record);
+  await keys.insertKey(historical.record);
+  await keys.insertKey(endOfDay.record);
   const issued = { historical: historical.key, endOfDay: endOfDay.key };
   save(file, issued);
   const origin = options.rotate ? 'rotated' : existed ? 'replaced' : 'new';
@@ -83,10 +86,10 @@ function readSaved(file: string): { historical: string; endOfDay: string } | und
 }
 
 /** The key is a live, non-expiring demo key of the level in this store (its secret matches). */
-function verifies(keys: KeyStore, key: string, level: AccessLevel): boolean {
+async function verifies(keys: KeyStore, key: string, level: AccessLevel): Promise<boolean> {
   const parsed = parseApiKey(key);
   if (parsed === undefined) return false;
-  const record = keys.findKey(parsed.id);
+  const record = await keys.findKey(parsed.id);
   return (
     record !== undefined &&
     record.level === level &&

@@ -66,7 +66,7 @@ describe('demo', () => {
       };
       expect(demo.live.position()).toMatchObject({ date: '20260119', mode: 'replay' });
       time.advance(30_000); // 30 virtual minutes into the replayed day
-      demo.live.tick();
+      await demo.live.tick();
       const first = await ticker();
       expect(demo.live.position().time).toBe('102900');
       expect(first).toMatchObject({ date: '20260119', to: '102900' });
@@ -77,7 +77,7 @@ describe('demo', () => {
       ).toBe(true);
 
       time.advance(15_000); // two requests 15 s apart: a quarter of an hour on the exchange
-      demo.live.tick();
+      await demo.live.tick();
       const second = await ticker();
       expect(second).toMatchObject({ date: '20260119', to: '104400' });
       expect(second.to).toBe(demo.live.position().time);
@@ -90,7 +90,7 @@ describe('demo', () => {
       expect(lag).toBeLessThan(15 * 60);
       // The banner's trade ticker is not empty on the first replayed day either.
       time.advance(60_000);
-      demo.live.tick();
+      await demo.live.tick();
       expect((await ticker('/api/ticker?futures=BNZ&type=trade')).data.length).toBeGreaterThan(0);
     } finally {
       await demo.stop();
@@ -126,19 +126,22 @@ describe('demo', () => {
       expect(endOfDay.headers.get('ignored-parameters')).toBe('date');
 
       // The live exchange ingests the next trading day while the server runs.
-      const before = demo.server.store.reader.version();
-      await waitFor('the live feed to store events', () => demo.server.store.reader.version() > before);
+      const before = await demo.server.store.reader.version();
+      await waitFor(
+        'the live feed to store events',
+        async () => (await demo.server.store.reader.version()) > before,
+      );
       // The server hears the in-process feed (store.onAppend): its metrics count the events.
       const metrics = await (await fetch(`${demo.server.url}/metrics`)).text();
       expect(Number(/^gridquote_events_ingested_total (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThan(0);
       const live = demo.live.position().date;
       expect(live > demo.historyDate).toBe(true);
       // At this replay speed the live day may roll over during the request: bracket it.
-      const earliest = demo.server.store.reader.latestDate() ?? '';
+      const earliest = (await demo.server.store.reader.latestDate()) ?? '';
       const trades = await get(demo.keys.historical, '/api/trades?market=au_electricity');
       const served = ((await trades.json()) as { date: string }).date;
       expect(served >= earliest && served > demo.historyDate).toBe(true);
-      expect(served <= (demo.server.store.reader.latestDate() ?? '')).toBe(true);
+      expect(served <= ((await demo.server.store.reader.latestDate()) ?? '')).toBe(true);
     } finally {
       await demo.stop();
     }

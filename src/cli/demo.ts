@@ -47,7 +47,11 @@ export interface RunningDemo {
  */
 export async function startDemo(io: CliIo, options: DemoOptions): Promise<RunningDemo> {
   mkdirSync(dirname(options.db), { recursive: true });
-  const empty = await withStore(io, options.db, (store) => store.reader.latestDate() === undefined);
+  const empty = await withStore(
+    io,
+    options.db,
+    async (store) => (await store.reader.latestDate()) === undefined,
+  );
   if (empty) {
     const until = lastCompletedTradingDay(io.now());
     io.stderr.write(
@@ -67,13 +71,13 @@ export async function startDemo(io: CliIo, options: DemoOptions): Promise<Runnin
     ...(options.shutdownGraceMs === undefined ? {} : { shutdownGraceMs: options.shutdownGraceMs }),
   });
   try {
-    const keys = demoKeys(server.store.keys, {
+    const keys = await demoKeys(server.store.keys, {
       db: options.db,
       rotate: options.newKeys === true,
       now: io.now(),
     });
-    const historyDate = server.store.reader.latestDate() ?? '';
-    const live = startLive(io, server.store, clock, options);
+    const historyDate = (await server.store.reader.latestDate()) ?? '';
+    const live = await startLive(io, server.store, clock, options);
     return {
       server,
       live,
@@ -96,14 +100,19 @@ export async function startDemo(io: CliIo, options: DemoOptions): Promise<Runnin
  * completes the latest stored day if an earlier run stopped inside it, then goes live on the
  * next trading day.
  */
-function startLive(io: CliIo, store: MarketStore, clock: SimulatedClock, options: DemoOptions): LiveExchange {
-  const dates = store.reader.dates();
+async function startLive(
+  io: CliIo,
+  store: MarketStore,
+  clock: SimulatedClock,
+  options: DemoOptions,
+): Promise<LiveExchange> {
+  const dates = await store.reader.dates();
   const latest = dates.at(-1);
   if (latest === undefined) throw new CliError(`${options.db} holds no market data to continue from`);
   const simulator = createSimulator({ seed: options.seed });
   for (const date of dates.slice(0, -1)) simulator.simulateDay(date);
   try {
-    ingestEvents(store.writer, simulator.simulateDay(latest));
+    await ingestEvents(store.writer, simulator.simulateDay(latest));
   } catch (error) {
     throw new CliError(
       `${options.db} was not made by the demo with seed ${options.seed} (${String(error instanceof Error ? error.message : error)}); ` +
@@ -113,9 +122,7 @@ function startLive(io: CliIo, store: MarketStore, clock: SimulatedClock, options
   return startLiveExchange({
     firstDate: nextTradingDay(latest),
     simulateDay: (date) => simulator.simulateDay(date),
-    ingest: (events) => {
-      ingestEvents(store.writer, events);
-    },
+    ingest: (events) => ingestEvents(store.writer, events),
     clock,
     onDayStart: (date, mode) =>
       io.stderr.write(

@@ -13,8 +13,8 @@ export interface LiveExchangeOptions {
   readonly firstDate: string;
   /** Produces the whole event list of a trading day (deterministic simulator). */
   readonly simulateDay: (date: string) => FeedEvent[];
-  /** Stores a batch of events (validated, idempotent); throws on rejection. */
-  readonly ingest: (events: FeedEvent[]) => void;
+  /** Stores a batch of events (validated, idempotent); throws or rejects on refusal. */
+  readonly ingest: (events: FeedEvent[]) => Promise<unknown> | undefined;
   /** The exchange's clock; the same one the API reads. */
   readonly clock: SimulatedClock;
   readonly tickMs?: number;
@@ -25,8 +25,11 @@ export interface LiveExchangeOptions {
 export interface LiveExchange {
   /** The live day and the clock's time of day (HHmmss). */
   position(): { date: string; time: string; mode: ClockMode };
-  /** Moves the clock by one step now (the timer calls this; tests call it directly). */
-  tick(): void;
+  /**
+   * Moves the clock by one step now (the timer calls this; tests call it directly). A tick while
+   * the previous one still stores its events does nothing: batches are stored one at a time, in order.
+   */
+  tick(): Promise<void>;
   stop(): void;
 }
 
@@ -46,14 +49,18 @@ export function startLiveExchange(options: LiveExchangeOptions, autoTick = true)
     options.onDayStart?.(date, mode);
   }
 
-  function tick(): void {
+  let ticking = false;
+
+  async function tick(): Promise<void> {
+    if (ticking) return;
+    ticking = true;
     try {
       const seconds = clock.secondsOfDay();
       const time = fromSeconds(Math.min(seconds, LAST_SECOND));
       let end = released;
       while (end < events.length && (events[end]?.time ?? '') <= time) end += 1;
       if (end > released) {
-        options.ingest(events.slice(released, end));
+        await options.ingest(events.slice(released, end));
         released = end;
       }
       if (released >= events.length && seconds >= DAY_END_SECONDS) {
@@ -62,11 +69,13 @@ export function startLiveExchange(options: LiveExchangeOptions, autoTick = true)
       }
     } catch (error) {
       options.onError?.(error);
+    } finally {
+      ticking = false;
     }
   }
 
   beginDay();
-  const timer = autoTick ? setInterval(tick, options.tickMs ?? 250) : undefined;
+  const timer = autoTick ? setInterval(() => void tick(), options.tickMs ?? 250) : undefined;
   timer?.unref();
 
   return {
