@@ -2,7 +2,7 @@ import { rescaleDown } from '../domain/decimal.js';
 import { isElectricity } from '../domain/markets.js';
 import type { TradeRow } from '../store/store.js';
 import type { QueryContext, TradeScopeParam } from './context.js';
-import { latestDateOf, requireDate, requireListed, tradeSelection } from './resolve.js';
+import { latestPublished, requireDate, requireListed, tradeSelection } from './resolve.js';
 
 export interface TradeLogParams {
   readonly scope: TradeScopeParam;
@@ -22,12 +22,19 @@ export interface TradeLogResult {
   readonly rows: TradeRow[];
 }
 
+/**
+ * A day's trade log (spec 4.4). The latest available date is the market's latest closed day, for
+ * both access levels (docs/api.md, "Which day an answer is about"): the live day's trades are
+ * the intraday operations' (trades, ticker); a historical key may still name the live day.
+ */
 export function queryTradeLog(context: QueryContext, params: TradeLogParams): TradeLogResult {
   const { reader } = context;
   const { market, selection } = tradeSelection(params.scope);
   const requested = context.access === 'historical' ? params.date : undefined;
   const date =
-    requested === undefined ? latestDateOf(reader, { market }) : requireDate(reader, { market }, requested);
+    requested === undefined
+      ? latestPublished(reader, market, 'settlement')
+      : requireDate(reader, { market }, requested);
   const rows = reader.tradeLog({ date, selection });
   if (rows.length === 0) requireListed(reader, params.scope);
   let volume = 0;
