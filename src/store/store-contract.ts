@@ -811,6 +811,9 @@ export function snapshot(store: MarketStore) {
     lastUpdate: reader.lastUpdate({ date, market: 'au_electricity' }),
     index: reader.indexValues({ index: 'epi', date }),
     oi: reader.datamineOpenInterest({ market: 'au_electricity', date }),
+    published: (['settlement', 'open_interest'] as const).map((publication) =>
+      reader.publishedDates({ market: 'au_electricity', publication }).includes(date),
+    ),
     volume: reader.datamineVolume({ market: 'au_electricity', from: date, to: date }),
   }));
 }
