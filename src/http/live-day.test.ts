@@ -23,7 +23,7 @@ let day: FeedEvent[];
 beforeAll(async () => {
   api = await createHarness({ days: 2, until: CLOSED });
   day = api.simulator.simulateDay(LIVE);
-  ingestEvents(
+  await ingestEvents(
     api.store.writer,
     day.filter((event) => event.time < NOON),
   );
@@ -47,7 +47,7 @@ async function records(date: string): Promise<Map<string, Row>> {
 const cents = (value: string | null | undefined) => Math.round(Number(value) * 100);
 
 it('holds a live day: trades so far, no close', async () => {
-  expect(api.store.reader.latestDate()).toBe(LIVE);
+  expect(await api.store.reader.latestDate()).toBe(LIVE);
   expect(day.some((event) => event.type === 'trade' && event.time < NOON)).toBe(true);
   expect(day.filter((event) => event.time < NOON).map((event) => event.type)).not.toContain('settle');
   expect(day.filter((event) => event.time < NOON).map((event) => event.type)).not.toContain('open_interest');
@@ -179,7 +179,7 @@ describe('the close of the live day', () => {
     try {
       const events = live.simulator.simulateDay(LIVE);
       const settles = events.filter((event) => event.type !== 'open_interest' && event.type !== 'index');
-      ingestEvents(live.store.writer, settles);
+      await ingestEvents(live.store.writer, settles);
       for (const level of ACCESS_LEVELS) {
         const data = expectJson(await live.get('/api/data?futures=BNH', { key: level }));
         expect(data.date).toBe(LIVE);
@@ -190,7 +190,7 @@ describe('the close of the live day', () => {
         expect(expectJson(await live.get('/api/tradelog?futures=BNH', { key: level })).date).toBe(LIVE);
         expect(expectJson(await live.get('/api/datamine?type=au-oi', { key: level })).date).toBe(CLOSED);
       }
-      ingestEvents(
+      await ingestEvents(
         live.store.writer,
         events.filter((event) => event.type === 'open_interest' || event.type === 'index'),
       );
@@ -211,7 +211,7 @@ describe('a first day without history', () => {
     const fresh = await createHarness({ days: 0, until: CLOSED });
     try {
       const events = fresh.simulator.simulateDay(LIVE);
-      ingestEvents(
+      await ingestEvents(
         fresh.store.writer,
         events.filter((event) => event.time < NOON),
       );

@@ -141,7 +141,7 @@ function rangeIssues(from: string, to: string): ParamIssue[] {
   return [];
 }
 
-export function queryDatamine(context: QueryContext, input: DatamineParams): DatamineResult {
+export async function queryDatamine(context: QueryContext, input: DatamineParams): Promise<DatamineResult> {
   const { reader } = context;
   // end_of_day ignores every date-like parameter: the default range or date applies.
   const params: DatamineParams = context.access === 'historical' ? input : { type: input.type };
@@ -158,9 +158,9 @@ export function queryDatamine(context: QueryContext, input: DatamineParams): Dat
     // days whose open interest is out are answered (docs/api.md, "Which day an answer is about").
     const date =
       params.date === undefined
-        ? latestPublished(reader, layout.market, 'open_interest')
-        : requirePublished(reader, layout.market, 'open_interest', params.date);
-    const groups = reader.datamineOpenInterest({ market: 'au_electricity', date });
+        ? await latestPublished(reader, layout.market, 'open_interest')
+        : await requirePublished(reader, layout.market, 'open_interest', params.date);
+    const groups = await reader.datamineOpenInterest({ market: 'au_electricity', date });
     return {
       kind: 'open-interest',
       layout: view,
@@ -169,11 +169,11 @@ export function queryDatamine(context: QueryContext, input: DatamineParams): Dat
     };
   }
   // The default range ends at the latest closed day: a partial live day would skew `average`.
-  const to = params.to ?? latestPublished(reader, layout.market, 'settlement');
+  const to = params.to ?? (await latestPublished(reader, layout.market, 'settlement'));
   const from = params.from ?? addDays(to, -DEFAULT_RANGE_DAYS);
   const range = rangeIssues(from, to);
   if (range.length > 0) throw invalidParameters(range);
-  const { tradingDays, groups } = reader.datamineVolume({ market: layout.market, from, to });
+  const { tradingDays, groups } = await reader.datamineVolume({ market: layout.market, from, to });
   return {
     kind: 'volume',
     layout: view,

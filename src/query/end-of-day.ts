@@ -21,16 +21,16 @@ export interface EndOfDayResult {
  * trading, settle and open interest are absent, never 0 (docs/api.md, "Which day an answer is
  * about").
  */
-export function queryEndOfDay(context: QueryContext, params: EndOfDayParams): EndOfDayResult {
+export async function queryEndOfDay(context: QueryContext, params: EndOfDayParams): Promise<EndOfDayResult> {
   const { reader } = context;
   const selection = contractSelection(params.code);
   const { market } = selection;
   const requested = context.access === 'historical' ? params.date : undefined;
   const date =
     requested === undefined
-      ? latestPublished(reader, market, 'settlement')
-      : requireDate(reader, { market }, requested);
-  const rows = reader.endOfDay({ date, selection });
-  if (rows.length === 0) requireListed(reader, params.code);
+      ? await latestPublished(reader, market, 'settlement')
+      : await requireDate(reader, { market }, requested);
+  const rows = await reader.endOfDay({ date, selection });
+  if (rows.length === 0) await requireListed(reader, params.code);
   return { key: params.code.name, value: params.code.text, date, rows };
 }

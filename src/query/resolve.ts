@@ -26,9 +26,9 @@ export function contractSelection(param: ContractParam): Selection {
  * a code must name a listed contract, else 404. Checking only on empty answers keeps the
  * common path to one store read.
  */
-export function requireListed(reader: MarketReader, param: TradeScopeParam): void {
+export async function requireListed(reader: MarketReader, param: TradeScopeParam): Promise<void> {
   if (param.name === 'market' || !param.parsed.ok || param.parsed.form === 'market') return;
-  if (reader.contracts(param.parsed.selection).length > 0) return;
+  if ((await reader.contracts(param.parsed.selection)).length > 0) return;
   const message = `${param.text} names no listed contract`;
   throw new QueryError('unknown-contract', message, [{ parameter: param.name, message }]);
 }
@@ -48,21 +48,21 @@ function describe(scope: DateScope): string {
 }
 
 /** The date itself when it holds data for the scope; otherwise a 404 naming the nearest date. */
-export function requireDate(
+export async function requireDate(
   reader: MarketReader,
   scope: DateScope,
   date: string,
   parameter = 'date',
-): string {
-  return requireAmong(reader.dates(scope), date, parameter, {
+): Promise<string> {
+  return requireAmong(await reader.dates(scope), date, parameter, {
     none: `${describe(scope)} has no data yet`,
     missing: `${describe(scope)} has no data for ${date}`,
   });
 }
 
 /** The latest date holding data for the scope (a 404 when the store holds none). */
-export function latestDateOf(reader: MarketReader, scope: DateScope): string {
-  const latest = reader.latestDate(scope);
+export async function latestDateOf(reader: MarketReader, scope: DateScope): Promise<string> {
+  const latest = await reader.latestDate(scope);
   if (latest === undefined) throw new QueryError('no-data', `${describe(scope)} has no data yet`);
   return latest;
 }
@@ -77,15 +77,15 @@ const PUBLISHED: Readonly<Record<ClosePublication, { what: string; when: string 
  * about a day (docs/api.md, "Which day an answer is about"). A day still trading has neither
  * publication, so it is never the default: an answer never shows its unknown close as 0.
  */
-export function latestPublished(
+export async function latestPublished(
   reader: MarketReader,
   market: MarketCode,
   publication: ClosePublication,
-): string {
-  const latest = reader.publishedDates({ market, publication }).at(-1);
+): Promise<string> {
+  const latest = (await reader.publishedDates({ market, publication })).at(-1);
   if (latest !== undefined) return latest;
   const { what, when } = PUBLISHED[publication];
-  const live = reader.latestDate({ market });
+  const live = await reader.latestDate({ market });
   const message =
     live === undefined
       ? `${market} has no data yet`
@@ -97,18 +97,21 @@ export function latestPublished(
  * The date itself when the market's `publication` is out for it; otherwise a 404 naming the
  * nearest date that has it (a day still trading: the latest published one).
  */
-export function requirePublished(
+export async function requirePublished(
   reader: MarketReader,
   market: MarketCode,
   publication: ClosePublication,
   date: string,
   parameter = 'date',
-): string {
+): Promise<string> {
   const { what, when } = PUBLISHED[publication];
-  const trading = reader.dates({ market }).includes(date);
-  return requireAmong(reader.publishedDates({ market, publication }), date, parameter, {
+  const [trading, published] = await Promise.all([
+    reader.dates({ market }),
+    reader.publishedDates({ market, publication }),
+  ]);
+  return requireAmong(published, date, parameter, {
     none: `${market} has no ${what} published yet (it is published ${when})`,
-    missing: trading
+    missing: trading.includes(date)
       ? `the ${what} of ${market} for ${date} is not published yet (it is published ${when})`
       : `${market} has no ${what} for ${date}`,
   });
@@ -134,8 +137,8 @@ function requireAmong(
  * The exchange's current trading day (market-notes "current day"): the latest date of any
  * market, used by the intraday operations.
  */
-export function currentDay(reader: MarketReader): string {
-  const latest = reader.latestDate();
+export async function currentDay(reader: MarketReader): Promise<string> {
+  const latest = await reader.latestDate();
   if (latest === undefined) throw new QueryError('no-data', 'the exchange has no data yet');
   return latest;
 }

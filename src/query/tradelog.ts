@@ -27,16 +27,16 @@ export interface TradeLogResult {
  * both access levels (docs/api.md, "Which day an answer is about"): the live day's trades are
  * the intraday operations' (trades, ticker); a historical key may still name the live day.
  */
-export function queryTradeLog(context: QueryContext, params: TradeLogParams): TradeLogResult {
+export async function queryTradeLog(context: QueryContext, params: TradeLogParams): Promise<TradeLogResult> {
   const { reader } = context;
   const { market, selection } = tradeSelection(params.scope);
   const requested = context.access === 'historical' ? params.date : undefined;
   const date =
     requested === undefined
-      ? latestPublished(reader, market, 'settlement')
-      : requireDate(reader, { market }, requested);
-  const rows = reader.tradeLog({ date, selection });
-  if (rows.length === 0) requireListed(reader, params.scope);
+      ? await latestPublished(reader, market, 'settlement')
+      : await requireDate(reader, { market }, requested);
+  const rows = await reader.tradeLog({ date, selection });
+  if (rows.length === 0) await requireListed(reader, params.scope);
   let volume = 0;
   let mwhTenths = 0;
   let faceValueCents = 0;
