@@ -96,6 +96,21 @@ describe.each(ACCESS_LEVELS)('a live day for a %s key', (level) => {
     expect((await json(dated('/api/npi?format=json'), level)).date).toBe(CLOSED);
   });
 
+  it("agrees between the default trade log and records: one day, each contract's volume", async () => {
+    const log = await json(dated('/api/tradelog?futures=au_electricity'), level);
+    const data = await json(dated('/api/data?futures=au_electricity'), level);
+    expect(log.date).toBe(data.date);
+    const traded = new Map<string, number>();
+    for (const trade of log.data as Row[]) {
+      const code = String(trade.code).replace(/F$/, '');
+      traded.set(code, (traded.get(code) ?? 0) + Number(trade.volume));
+    }
+    expect(traded.size).toBeGreaterThan(0);
+    for (const row of data.data as Row[]) {
+      expect(Number(row.volume), String(row.code)).toBe(traded.get(String(row.code)) ?? 0);
+    }
+  });
+
   it('shows the previous close in intraday, and null where there is none', async () => {
     const closed = await records(CLOSED);
     const before = await records(BEFORE);
