@@ -27,7 +27,10 @@ function context(groups: VolumeGroup[], tradingDays = 3): QueryContext & { calls
     access: 'historical',
     clock: () => new Date(),
     reader: stubReader({
-      latestDate: () => '20250228',
+      // 20250303 is still trading: the default range ends at the latest closed day
+      latestDate: () => '20250303',
+      publishedDates: ({ publication }) =>
+        publication === 'settlement' ? ['20250227', '20250228'] : ['20250227'],
       datamineVolume: (query) => {
         calls.push(query);
         return { tradingDays, groups };
@@ -117,7 +120,7 @@ describe('datamine tables', () => {
     expect(cells(result, 'volume')?.total).toBe(0);
   });
 
-  it("defaults to the market's latest date and the 365 days before it", async () => {
+  it("defaults to the market's latest closed day and the 365 days before it", async () => {
     const ctx = context([]);
     const result = await queryDatamine(ctx, { type: 'nz-volume' });
     expect(ctx.calls).toEqual([{ market: 'nz_electricity', from: '20240229', to: '20250228' }]);
@@ -131,5 +134,35 @@ describe('datamine tables', () => {
     expect(await queryDatamine(context([]), { type: 'au-volume', from: '20240228' })).toMatchObject({
       from: '20240228',
     });
+  });
+
+  it('takes open interest of the latest day whose open interest is published, and refuses a later one', async () => {
+    const ctx = context([]);
+    const openInterest: unknown[] = [];
+    const reader = stubReader({
+      publishedDates: ({ publication }) =>
+        publication === 'settlement' ? ['20250227', '20250228'] : ['20250227'],
+      // 20250228 has traded and settled, but its open interest is not out yet
+      dates: () => ['20250227', '20250228'],
+      datamineOpenInterest: (query) => {
+        openInterest.push(query);
+        return [];
+      },
+    });
+    expect(await queryDatamine({ ...ctx, reader }, { type: 'au-oi' })).toMatchObject({ date: '20250227' });
+    expect(openInterest).toEqual([{ market: 'au_electricity', date: '20250227' }]);
+    let refused: unknown;
+    try {
+      await queryDatamine({ ...ctx, reader }, { type: 'au-oi', date: '20250228' });
+    } catch (error) {
+      refused = error;
+    }
+    expect(refused).toBeInstanceOf(QueryError);
+    expect(refused).toMatchObject({
+      code: 'no-data',
+      extensions: { nearestDate: '20250227' },
+      message: expect.stringContaining('open interest of au_electricity for 20250228 is not published yet'),
+    });
+    expect(openInterest).toHaveLength(1);
   });
 });

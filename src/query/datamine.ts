@@ -5,7 +5,7 @@ import { divideRounded } from '../domain/decimal.js';
 import type { OpenInterestGroup, VolumeGroup } from '../store/store.js';
 import type { QueryContext } from './context.js';
 import { invalidParameters, type ParamIssue } from './errors.js';
-import { latestDateOf, requireDate } from './resolve.js';
+import { latestPublished, requirePublished } from './resolve.js';
 
 export type DatamineType = 'au-volume' | 'au-oi' | 'nz-volume';
 export const DATAMINE_TYPES: readonly DatamineType[] = ['au-volume', 'au-oi', 'nz-volume'];
@@ -154,11 +154,12 @@ export async function queryDatamine(context: QueryContext, input: DatamineParams
     volume: layout.volume,
   };
   if (!layout.volume) {
-    const scope = { market: layout.market };
+    // Open interest at the close of a day that has none published yet is unknown, not 0: only
+    // days whose open interest is out are answered (docs/api.md, "Which day an answer is about").
     const date =
       params.date === undefined
-        ? await latestDateOf(reader, scope)
-        : await requireDate(reader, scope, params.date);
+        ? await latestPublished(reader, layout.market, 'open_interest')
+        : await requirePublished(reader, layout.market, 'open_interest', params.date);
     const groups = await reader.datamineOpenInterest({ market: 'au_electricity', date });
     return {
       kind: 'open-interest',
@@ -167,7 +168,8 @@ export async function queryDatamine(context: QueryContext, input: DatamineParams
       measures: tabulate(layout, OPEN_INTEREST_MEASURES, groups),
     };
   }
-  const to = params.to ?? (await latestDateOf(reader, { market: layout.market }));
+  // The default range ends at the latest closed day: a partial live day would skew `average`.
+  const to = params.to ?? (await latestPublished(reader, layout.market, 'settlement'));
   const from = params.from ?? addDays(to, -DEFAULT_RANGE_DAYS);
   const range = rangeIssues(from, to);
   if (range.length > 0) throw invalidParameters(range);

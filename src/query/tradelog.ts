@@ -2,7 +2,7 @@ import { rescaleDown } from '../domain/decimal.js';
 import { isElectricity } from '../domain/markets.js';
 import type { TradeRow } from '../store/store.js';
 import type { QueryContext, TradeScopeParam } from './context.js';
-import { latestDateOf, requireDate, requireListed, tradeSelection } from './resolve.js';
+import { latestPublished, requireDate, requireListed, tradeSelection } from './resolve.js';
 
 export interface TradeLogParams {
   readonly scope: TradeScopeParam;
@@ -22,13 +22,18 @@ export interface TradeLogResult {
   readonly rows: TradeRow[];
 }
 
+/**
+ * A day's trade log (spec 4.4). The latest available date is the market's latest closed day, for
+ * both access levels (docs/api.md, "Which day an answer is about"): the live day's trades are
+ * the intraday operations' (trades, ticker); a historical key may still name the live day.
+ */
 export async function queryTradeLog(context: QueryContext, params: TradeLogParams): Promise<TradeLogResult> {
   const { reader } = context;
   const { market, selection } = tradeSelection(params.scope);
   const requested = context.access === 'historical' ? params.date : undefined;
   const date =
     requested === undefined
-      ? await latestDateOf(reader, { market })
+      ? await latestPublished(reader, market, 'settlement')
       : await requireDate(reader, { market }, requested);
   const rows = await reader.tradeLog({ date, selection });
   if (rows.length === 0) await requireListed(reader, params.scope);

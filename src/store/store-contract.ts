@@ -1,7 +1,8 @@
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Selection } from '../domain/codes.js';
+import type { MarketCode } from '../domain/markets.js';
 import { EventConflictError } from './event-conflict-error.js';
-import type { AppendNotice, MarketStore, ValidatedEvent } from './store.js';
+import type { AppendNotice, ClosePublication, MarketStore, ValidatedEvent } from './store.js';
 import {
   book,
   customMarket,
@@ -580,18 +581,19 @@ export function describeMarketStore(
         expect(futures.map((row) => row.code)).toEqual(['BNH2026', 'BNU2025', 'BNZ2025', 'HNM2026']);
         // strip legs count in volume but set no prices
         expect(futures[1]).toMatchObject({ volume: 2, firstCents: null, highCents: null, lowCents: null });
+        // no open interest was published for HNM2026: unknown, not 0
         expect(futures[3]).toMatchObject({
           volume: 2,
           firstCents: 12185,
           settleCents: 12185,
-          openInterest: 0,
+          openInterest: null,
         });
         const options = await store.reader.endOfDay({ date: D1, selection: AU_OPTIONS });
         expect(
           options.map((row) => [row.code, row.optionType, row.impliedVolatility, row.openInterest]),
         ).toEqual([
           ['BNH20260012000C', 'C', 2228, 50],
-          ['BNH20260012000P', 'P', null, 0],
+          ['BNH20260012000P', 'P', null, null],
         ]);
         expect(
           await store.reader.endOfDay({ date: D1, selection: { ...AU_OPTIONS, optionType: 'P' } }),
@@ -644,6 +646,8 @@ export function describeMarketStore(
           volume: null,
           settleCents: 12185,
           lastCents: null,
+          openInterest: null,
+          openInterestChange: null,
         });
         const first = await store.reader.intraday({ date: D1, selection: BNH_FUTURES });
         expect(first[0]).toMatchObject({
@@ -651,6 +655,71 @@ export function describeMarketStore(
           volume: 46,
           settleCents: null,
           openInterest: null,
+        });
+      });
+
+      it('lists the days whose settlement and whose open interest are published, per market', async () => {
+        const published = (market: MarketCode, publication: ClosePublication) =>
+          store.reader.publishedDates({ market, publication });
+        // D3 is still trading: in dates(), not published
+        expect(await published('au_electricity', 'settlement')).toEqual([D1, D2]);
+        expect(await published('au_electricity', 'open_interest')).toEqual([D1, D2]);
+        // a market that traded but never settled has nothing published
+        expect(await published('au_gas', 'settlement')).toEqual([]);
+        expect(await published('nz_electricity', 'open_interest')).toEqual([]);
+        expect(await published('au_environmental', 'settlement')).toEqual([]);
+        // the close comes in two publications: settlements first, open interest after
+        await store.writer.append([settle(D3, 2, 'BNH2026', 12335)]);
+        expect(await published('au_electricity', 'settlement')).toEqual([D1, D2, D3]);
+        expect(await published('au_electricity', 'open_interest')).toEqual([D1, D2]);
+        expect((await store.reader.endOfDay({ date: D3, selection: BNH_FUTURES }))[0]).toMatchObject({
+          settleCents: 12335,
+          openInterest: null,
+        });
+        await store.writer.append([openInterest(D3, 3, 'BNH2026', 1050)]);
+        expect(await published('au_electricity', 'open_interest')).toEqual([D1, D2, D3]);
+        expect(await published('au_gas', 'open_interest')).toEqual([]);
+      });
+
+      it('shows what a live day has not published as unknown, never as 0', async () => {
+        // D3 until 11:00: a book, trades of a listed contract and of one new today; no close yet
+        await store.writer.append([
+          trade(D3, 2, '103000', 'BNH2026', 12350, 2),
+          trade(D3, 3, '104500', 'BNM2026', 11800, 4),
+          book(D3, 4, '110000', 'BNM2026', [11790, 1], null),
+        ]);
+        expect(await store.reader.endOfDay({ date: D3, selection: { ...AU_FUTURES, prefix: 'BN' } })).toEqual(
+          [
+            expect.objectContaining({
+              code: 'BNH2026',
+              volume: 2,
+              lowCents: 12350,
+              settleCents: null,
+              openInterest: null,
+            }),
+            expect.objectContaining({ code: 'BNM2026', volume: 4, settleCents: null, openInterest: null }),
+          ],
+        );
+        expect(await store.reader.datamineOpenInterest({ market: 'au_electricity', date: D3 })).toEqual([]);
+        const intraday = await store.reader.intraday({
+          date: D3,
+          selection: { ...AU_FUTURES, prefix: 'BN' },
+        });
+        expect(intraday.map((row) => row.code)).toEqual(['BNH2026', 'BNM2026']);
+        // the previous close (D2) where it was published; null for a contract new today
+        expect(intraday[0]).toMatchObject({
+          lastCents: 12350,
+          volume: 2,
+          settleCents: 12330,
+          openInterest: 1044,
+          openInterestChange: 44,
+        });
+        expect(intraday[1]).toMatchObject({
+          lastCents: 11800,
+          volume: 4,
+          settleCents: null,
+          openInterest: null,
+          openInterestChange: null,
         });
       });
 

@@ -5,6 +5,7 @@ import type { OptionType } from '../../domain/contract.js';
 import type { DatamineClass } from '../../domain/datamine.js';
 import type { TradeType } from '../../feed/events.js';
 import type {
+  ClosePublication,
   CustomMarketRow,
   DateScope,
   EndOfDayRow,
@@ -129,6 +130,22 @@ export function createSqliteReader(db: Database.Database): Synchronous<MarketRea
     allDates: db.prepare('SELECT DISTINCT date FROM days ORDER BY date').pluck(),
     latestOf: db.prepare('SELECT max(date) FROM days WHERE scope = ?').pluck(),
     latestAll: db.prepare('SELECT max(date) FROM days').pluck(),
+    // One probe per date of the market on daily's (date, market) key prefix; a closed day
+    // answers at its first rows, only a day still trading is read through.
+    settledDates: db
+      .prepare(
+        `SELECT date FROM days WHERE scope = @scope AND EXISTS (SELECT 1 FROM daily
+          WHERE daily.date = days.date AND daily.market = @market AND daily.settle_seq IS NOT NULL)
+        ORDER BY date`,
+      )
+      .pluck(),
+    openInterestDates: db
+      .prepare(
+        `SELECT date FROM days WHERE scope = @scope AND EXISTS (SELECT 1 FROM daily
+          WHERE daily.date = days.date AND daily.market = @market AND daily.oi_seq IS NOT NULL)
+        ORDER BY date`,
+      )
+      .pluck(),
     // The ticker merges ticks (in clustered order) with the latest settles kept in daily.
     tickerByTime: db
       .prepare(
@@ -206,6 +223,11 @@ export function createSqliteReader(db: Database.Database): Synchronous<MarketRea
     ),
   };
 
+  const publishedStatements: Record<ClosePublication, Database.Statement> = {
+    settlement: s.settledDates,
+    open_interest: s.openInterestDates,
+  };
+
   function dailyRows(date: number, selection: Selection): DailyTuple[] {
     return s.daily.all({ date, ...selectionParams(selection) }) as DailyTuple[];
   }
@@ -247,6 +269,14 @@ export function createSqliteReader(db: Database.Database): Synchronous<MarketRea
     latestDate(scope) {
       const value = (scope ? s.latestOf.get(scopeKey(scope)) : s.latestAll.get()) as number | null;
       return value === null ? undefined : intToDate(value);
+    },
+
+    publishedDates(query) {
+      const rows = publishedStatements[query.publication].all({
+        scope: query.market,
+        market: MARKET_IDS[query.market],
+      }) as number[];
+      return rows.map(intToDate);
     },
 
     ticker(query) {
@@ -340,7 +370,7 @@ export function createSqliteReader(db: Database.Database): Synchronous<MarketRea
           lowCents: row[8],
           settleCents: row[11],
           volume: row[10],
-          openInterest: row[13] ?? 0,
+          openInterest: row[13],
           impliedVolatility: row[12],
         }),
       );
