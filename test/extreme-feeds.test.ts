@@ -177,13 +177,13 @@ async function withApp(
   const store: MarketStore = openSqliteStore(MEMORY);
   const app = buildApp({ reader: store.reader, keys: store.keys, clock: () => DEFAULT_NOW });
   try {
-    ingestEvents(store.writer, events);
+    await ingestEvents(store.writer, events);
     const created = createApiKey({ level: 'historical', now: DEFAULT_NOW, perSecond: 0, perMinute: 0 });
-    store.keys.insertKey(created.record);
+    await store.keys.insertKey(created.record);
     await check(app, created.key);
   } finally {
     await app.close();
-    store.close();
+    await store.close();
   }
 }
 

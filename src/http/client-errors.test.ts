@@ -41,7 +41,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await app?.close();
-  store?.close();
+  await store?.close();
 });
 beforeEach(() => {
   output.length = 0;

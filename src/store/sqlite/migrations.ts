@@ -210,6 +210,16 @@ export const MIGRATIONS: readonly string[] = [
     );
   `,
   `
+  -- Each date's revision (store.ts dayRevisions): the highest event id stored for it, kept by
+  -- the writer, so that a late event for a past day changes that day's validators and another
+  -- process can ask which days changed since a version it saw without scanning the events.
+  CREATE TABLE day_revisions (
+    date INTEGER PRIMARY KEY,
+    revision INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  INSERT INTO day_revisions (date, revision) SELECT date, max(id) FROM events GROUP BY date;
+  `,
+  `
   -- A day's face value of a datamine group can pass 2^63 millis at the feed's limits
   -- (docs/feed-format.md, "Limits"), where SQLite's integer addition silently turns to floating
   -- point: face_value_millis keeps the remainder below 10^14 and face_value_high the multiples

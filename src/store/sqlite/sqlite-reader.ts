@@ -27,6 +27,7 @@ import {
   tickKindOfId,
   timeToInt,
 } from './ids.js';
+import type { Synchronous } from './synchronous.js';
 import { FACE_VALUE_SPLIT } from './view-batch.js';
 
 /**
@@ -141,9 +142,10 @@ const DAILY_COLUMNS = `code, option_type, bid_cents, bid_size, ask_cents, ask_si
 const DAILY_FILTER = `date = @date AND market = @market AND instrument = @instrument AND code >= @lo AND code < @hi
   AND (@optionType IS NULL OR option_type = @optionType)`;
 
-export function createSqliteReader(db: Database.Database): MarketReader {
+export function createSqliteReader(db: Database.Database): Synchronous<MarketReader> {
   const s = {
     version: db.prepare("SELECT value FROM meta WHERE key = 'version'").pluck(),
+    revisions: db.prepare('SELECT date, revision FROM day_revisions WHERE revision > ?').raw(),
     contracts: db.prepare(
       `SELECT code, instrument, market, option_type FROM contracts
         WHERE market = @market AND instrument = @instrument AND code >= @lo AND code < @hi
@@ -215,7 +217,7 @@ export function createSqliteReader(db: Database.Database): MarketReader {
     ),
     tradingDays: db.prepare('SELECT count(*) FROM days WHERE scope = ? AND date BETWEEN ? AND ?').pluck(),
     // Sums over up to 366 days pass 2^53 but not 2^63 (docs/feed-format.md, "Limits"): read
-    // as bigints. The face value's high part counts multiples of FACE_VALUE_SPLIT (migration 3).
+    // as bigints. The face value's high part counts multiples of FACE_VALUE_SPLIT (migration 4).
     datamineVolume: db
       .prepare(
         `SELECT region, class, block, efp, sum(volume), sum(qe_thirds), sum(mwh_tenths),
@@ -250,6 +252,11 @@ export function createSqliteReader(db: Database.Database): MarketReader {
 
   return {
     version: () => Number(s.version.get()),
+
+    dayRevisions(since) {
+      const rows = s.revisions.all(since ?? -1) as [number, number][];
+      return new Map(rows.map(([date, revision]) => [intToDate(date), revision]));
+    },
 
     contracts(selection) {
       const rows = s.contracts.all(selectionParams(selection)) as {

@@ -12,7 +12,7 @@ import type Database from 'better-sqlite3';
  * the caller for the ticks table (write's `superseded`).
  */
 
-/** Where a day's face value splits into high and low parts (migration 3). */
+/** Where a day's face value splits into high and low parts (migration 4). */
 export const FACE_VALUE_SPLIT = 100_000_000_000_000;
 
 interface DailyAcc {
@@ -56,7 +56,7 @@ interface DatamineAcc {
   volume: number;
   qeThirds: number;
   mwhTenths: number;
-  /** Face value as high x 10^14 + millis, |millis| < 10^14 after each add (migration 3). */
+  /** Face value as high x 10^14 + millis, |millis| < 10^14 after each add (migration 4). */
   faceValueHigh: number;
   faceValueMillis: number;
   count: number;
