@@ -455,12 +455,13 @@ export function createSqliteReader(db: Database.Database): Synchronous<MarketRea
           group = { region, productClass, openInterest: 0, qeThirds: 0, mwhTenths: 0n, faceValueMillis: 0n };
           groups.set(key, group);
         }
-        // each product is exact: at most 10^6 lots x 12 thirds, and 10^6 x 87,840 below 2^53
+        // at most 10^6 contracts of 10^6 lots x 12 thirds: exact numbers; MWh and face value
+        // as bigints from the start, exact even for a store written before the feed's limits
         group.openInterest += openInterest;
         group.qeThirds += openInterest * qeThirds;
-        const mwhTenths = openInterest * hours * mwTenths;
-        group.mwhTenths += BigInt(mwhTenths);
-        group.faceValueMillis += BigInt(mwhTenths) * BigInt(settleCents);
+        const mwhTenths = BigInt(openInterest) * BigInt(hours) * BigInt(mwTenths);
+        group.mwhTenths += mwhTenths;
+        group.faceValueMillis += mwhTenths * BigInt(settleCents);
       }
       return [...groups.values()];
     },
