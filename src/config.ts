@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { DEFAULT_HTTP_LIMITS } from './http/limits.js';
 
 /**
@@ -29,6 +30,8 @@ export const DEFAULT_PORT = 8080;
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
 
+/** More workers than this is a typo, not a machine. */
+const MAX_WORKERS = 256;
 const MINUTE_MS = 60_000;
 const HOUR_MS = 60 * MINUTE_MS;
 
@@ -106,6 +109,14 @@ export const SETTINGS = {
     description: 'on SIGTERM/SIGINT, requests in flight get this long to finish before connections are cut',
     fallback: DEFAULT_SHUTDOWN_GRACE_MS,
     parse: (text) => wholeNumber(text, 0, 10 * MINUTE_MS, 'milliseconds'),
+  },
+  workers: {
+    env: 'GRIDQUOTE_WORKERS',
+    placeholder: 'n',
+    description:
+      'server processes sharing the port (node:cluster), each reading the store; 1 = one process; default: the number of cores',
+    fallback: availableParallelism(),
+    parse: (text) => wholeNumber(text, 1, MAX_WORKERS, 'a number of processes'),
   },
   metricsToken: {
     env: 'GRIDQUOTE_METRICS_TOKEN',

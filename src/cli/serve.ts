@@ -14,9 +14,18 @@ import {
 import type { ExchangeClock } from '../domain/exchange-clock.js';
 import { buildApp } from '../http/app.js';
 import type { HttpLimits } from '../http/limits.js';
+import type { RateLimitStoreFactory } from '../http/rate-limit.js';
+import { clusterRateLimitStore } from '../http/rate-limit-cluster.js';
 import { describeLocation, openStore, sqlitePath, storeKind } from '../store/open-store.js';
 import type { MarketStore } from '../store/store.js';
 import { type CliIo, PROCESS_IO } from './cli-io.js';
+import {
+  isServeWorker,
+  primarySignals,
+  reportListening,
+  reportStopped,
+  runPrimary,
+} from './serve-workers.js';
 import { type DrainReport, drainApp, runUntilSignal } from './shutdown.js';
 
 export interface ServerOptions {
@@ -36,6 +45,8 @@ export interface ServerOptions {
   readonly shutdownGraceMs?: number;
   /** Opens GET /metrics to any client sending it; without one only loopback clients may scrape. */
   readonly metricsToken?: string;
+  /** Where rate-limit counters live; in this process when omitted. */
+  readonly rateLimitStore?: RateLimitStoreFactory;
 }
 
 export interface RunningServer {
@@ -64,6 +75,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     logger: logLevel === false ? false : { level: logLevel },
     ...(options.limits ? { limits: options.limits } : {}),
     ...(options.metricsToken === undefined ? {} : { metricsToken: options.metricsToken }),
+    ...(options.rateLimitStore ? { rateLimitStore: options.rateLimitStore } : {}),
     // Commits, of this process (the demo's live feed) or another (an ingest), reach the app: metrics, cache.
     onAppend: (listener) => store.onAppend(listener),
   });
@@ -108,6 +120,17 @@ export function registerServe(program: Command, io: CliIo = PROCESS_IO): Command
   }
   return command.action(async (flags: Partial<Record<SettingName, string>>) => {
     const config = serveConfig(flags);
+    const log = (line: string) => io.stderr.write(`${line}\n`);
+    const worker = isServeWorker();
+    if (config.workers > 1 && !worker) {
+      await runPrimary({
+        workers: config.workers,
+        describe: describeLocation(config.db),
+        graceMs: config.shutdownGraceMs,
+        log,
+      });
+      return;
+    }
     const server = await startServer({
       db: config.db,
       port: config.port,
@@ -116,13 +139,28 @@ export function registerServe(program: Command, io: CliIo = PROCESS_IO): Command
       limits: config,
       shutdownGraceMs: config.shutdownGraceMs,
       metricsToken: config.metricsToken,
+      ...(worker ? { rateLimitStore: clusterRateLimitStore } : {}),
     });
-    io.stderr.write(`serving ${describeLocation(config.db)} at ${server.url}\n`);
-    await runUntilSignal(
-      { stop: (hurry) => server.close(hurry) },
-      (line) => io.stderr.write(`${line}\n`),
-      config.shutdownGraceMs,
-    );
+    if (worker) {
+      // The primary prints the start and stop lines, once for all workers.
+      const signals = primarySignals();
+      reportListening(server.url);
+      await runUntilSignal(
+        {
+          async stop(hurry) {
+            const report = await server.close(hurry);
+            await reportStopped(report);
+            return report;
+          },
+        },
+        () => {},
+        config.shutdownGraceMs,
+        signals,
+      );
+      return;
+    }
+    log(`serving ${describeLocation(config.db)} at ${server.url}`);
+    await runUntilSignal({ stop: (hurry) => server.close(hurry) }, log, config.shutdownGraceMs);
   });
 }
 
