@@ -348,45 +348,58 @@ describe('the gridquote serve process', () => {
     return { text: () => text, exit };
   }
 
-  it('drains on SIGTERM: accepted requests get complete answers, then refusal, exit 0, store intact', async () => {
-    const child = spawnServe(['--db', db, '--port', '0', '--shutdown-grace-ms', '10000']);
-    const stderr = collect(child);
-    await expect.poll(() => stderr.text(), { timeout: 20_000 }).toMatch(/at http:\/\/127\.0\.0\.1:\d+/);
-    const base = /at (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr.text())?.[1] ?? '';
-    const port = portOf(base);
+  // --workers 2: the primary tells both workers to drain; the answers in flight are spread over them.
+  it.each([1, 2])(
+    'drains on SIGTERM with %i worker(s): accepted requests get complete answers, then refusal, exit 0, store intact',
+    async (workers) => {
+      const child = spawnServe([
+        '--db',
+        db,
+        '--port',
+        '0',
+        '--shutdown-grace-ms',
+        '10000',
+        '--workers',
+        String(workers),
+      ]);
+      const stderr = collect(child);
+      await expect.poll(() => stderr.text(), { timeout: 20_000 }).toMatch(/at http:\/\/127\.0\.0\.1:\d+/);
+      const base = /at (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr.text())?.[1] ?? '';
+      const port = portOf(base);
 
-    // Answers on their way to slow readers, and a steady stream of new requests meanwhile.
-    const readers = Array.from({ length: 12 }, () => slowReader(port, bigPath));
-    await Promise.all(readers.map((reader) => reader.started));
-    let stopped = false;
-    const outcomes: (Answer | Error)[] = [];
-    const clients = Array.from({ length: 4 }, async () => {
-      while (!stopped) outcomes.push(await get(base, '/api/epi?format=csv').catch((error: Error) => error));
-    });
-    await waitFor('the clients to get answers', () => outcomes.length >= 8);
+      // Answers on their way to slow readers, and a steady stream of new requests meanwhile.
+      const readers = Array.from({ length: 12 }, () => slowReader(port, bigPath));
+      await Promise.all(readers.map((reader) => reader.started));
+      let stopped = false;
+      const outcomes: (Answer | Error)[] = [];
+      const clients = Array.from({ length: 4 }, async () => {
+        while (!stopped) outcomes.push(await get(base, '/api/epi?format=csv').catch((error: Error) => error));
+      });
+      await waitFor('the clients to get answers', () => outcomes.length >= 8);
 
-    child.kill('SIGTERM');
-    await expect.poll(() => refused(port), { timeout: 20_000 }).toBe(true);
-    stopped = true;
-    await Promise.all(clients);
-    for (const raw of await Promise.all(readers.map((reader) => reader.finish()))) expectComplete200(raw);
+      child.kill('SIGTERM');
+      await expect.poll(() => refused(port), { timeout: 20_000 }).toBe(true);
+      stopped = true;
+      await Promise.all(clients);
+      for (const raw of await Promise.all(readers.map((reader) => reader.finish()))) expectComplete200(raw);
 
-    expect(await stderr.exit).toBe(0);
-    expect(stderr.text()).toMatch(
-      /SIGTERM: stopping; requests in flight have 10000 ms to finish\nstopped\n$/,
-    );
-    // Every answer is whole and a 200; a request the server never took fails to connect instead.
-    const answered = outcomes.filter((outcome): outcome is Answer => !(outcome instanceof Error));
-    expect(answered.length).toBeGreaterThan(0);
-    for (const answer of answered) {
-      expect(answer.status).toBe(200);
-      expect(answer.complete).toBe(true);
-    }
-    for (const error of outcomes.filter((outcome) => outcome instanceof Error)) {
-      expect((error as NodeJS.ErrnoException).code).toMatch(/^(ECONNREFUSED|ECONNRESET)$/);
-    }
-    await expectStoreIntact();
-  });
+      expect(await stderr.exit).toBe(0);
+      expect(stderr.text()).toMatch(
+        /SIGTERM: stopping; requests in flight have 10000 ms to finish\nstopped\n$/,
+      );
+      // Every answer is whole and a 200; a request the server never took fails to connect instead.
+      const answered = outcomes.filter((outcome): outcome is Answer => !(outcome instanceof Error));
+      expect(answered.length).toBeGreaterThan(0);
+      for (const answer of answered) {
+        expect(answer.status).toBe(200);
+        expect(answer.complete).toBe(true);
+      }
+      for (const error of outcomes.filter((outcome) => outcome instanceof Error)) {
+        expect((error as NodeJS.ErrnoException).code).toMatch(/^(ECONNREFUSED|ECONNRESET)$/);
+      }
+      await expectStoreIntact();
+    },
+  );
 
   it('logs one line per answer on stdout, naming the key by its public id only', async () => {
     const child = spawnServe(['--db', db, '--port', '0'], { LOG_LEVEL: 'info' });

@@ -1,0 +1,184 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { seededStore } from '../../test/fixtures.js';
+import { waitFor } from '../../test/wait-for.js';
+import { nextTradingDay } from '../domain/calendar.js';
+import type { Simulator } from '../feed/simulator/simulator.js';
+import { createApiKey } from '../http/api-keys.js';
+import { ingestEvents } from '../ingest/ingest-events.js';
+import { openSqliteStore } from '../store/sqlite/open-sqlite-store.js';
+
+/**
+ * `gridquote serve --workers 2` as a real process tree (the CLI run from the sources, as in
+ * shutdown.test.ts, which also drains two workers on SIGTERM): both workers answer on the one
+ * port, a key's rate limit holds across them, and a commit by another process reaches the
+ * answers of each. A request log line carries the pid of the process that answered it, which
+ * tells the workers apart without a header of their own.
+ */
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const LOADER = new URL('../../test/typescript-loader.mjs', import.meta.url).href;
+const UNTIL = '20250227';
+
+let dir: string;
+let db: string;
+let simulator: Simulator;
+/** Without limits. */
+let openKey: string;
+/** 6 requests a minute, no per-second limit: a burst cannot straddle a window. */
+let limitedKey: string;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'gridquote-workers-'));
+  db = join(dir, 'market.db');
+  const seeded = seededStore({ days: 2, until: UNTIL, path: db });
+  simulator = seeded.simulator;
+  const open = createApiKey({ level: 'historical', now: new Date(), perSecond: 0, perMinute: 0 });
+  const limited = createApiKey({ level: 'historical', now: new Date(), perSecond: 0, perMinute: 6 });
+  await seeded.store.keys.insertKey(open.record);
+  await seeded.store.keys.insertKey(limited.record);
+  openKey = open.key;
+  limitedKey = limited.key;
+  await seeded.store.close();
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+interface Serve {
+  readonly child: ChildProcess;
+  readonly base: string;
+  /** The pids of the request log lines so far, in order. */
+  pids(): number[];
+  stderr(): string;
+}
+
+const running: ChildProcess[] = [];
+afterEach(async () => {
+  for (const child of running.splice(0)) {
+    if (child.exitCode !== null || child.signalCode !== null) continue;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
+  }
+});
+
+async function serveWorkers(workers: number): Promise<Serve> {
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      LOADER,
+      join(ROOT, 'src', 'cli', 'main.ts'),
+      'serve',
+      '--db',
+      db,
+      '--port',
+      '0',
+      '--workers',
+      String(workers),
+    ],
+    { env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  running.push(child);
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk) => {
+    stdout += String(chunk);
+  });
+  child.stderr?.on('data', (chunk) => {
+    stderr += String(chunk);
+  });
+  const base = await waitFor('the start line', () => /at (http:\/\/127\.0\.0\.1:\d+) with/.exec(stderr)?.[1]);
+  return {
+    child,
+    base,
+    stderr: () => stderr,
+    pids: () =>
+      stdout
+        .split('\n')
+        .filter((line) => line.includes('"msg":"request"'))
+        .map((line) => (JSON.parse(line) as { pid: number }).pid),
+  };
+}
+
+/** One GET on a connection of its own, so that the primary hands each to the next worker. */
+function get(base: string, path: string, key: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(`${base}${path}`, { agent: false, headers: { authorization: `Bearer ${key}` } });
+    req.on('response', (response) => {
+      let body = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => {
+        body += chunk;
+      });
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+      response.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** Waits until the log holds `count` request lines and returns their pids. */
+function loggedPids(serve: Serve, count: number): Promise<number[]> {
+  return waitFor(`${count} request log lines`, () => serve.pids().length >= count && serve.pids());
+}
+
+describe('gridquote serve --workers 2', () => {
+  it('answers from both workers on one port, none from the primary', async () => {
+    const serve = await serveWorkers(2);
+    expect(serve.stderr()).toMatch(/^serving .* at http:\/\/127\.0\.0\.1:\d+ with 2 workers\n$/);
+    for (let i = 0; i < 8; i++)
+      expect((await get(serve.base, '/api/epi?format=csv', openKey)).status).toBe(200);
+    const pids = new Set(await loggedPids(serve, 8));
+    expect(pids.size).toBe(2);
+    expect(pids.has(serve.child.pid ?? -1)).toBe(false);
+  });
+
+  it("holds a key to its limit across the workers: a burst gets 429 past the single process's limit", async () => {
+    const serve = await serveWorkers(2);
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => get(serve.base, '/api/epi?format=csv', limitedKey)),
+    );
+    const statuses = answers.map((answer) => answer.status);
+    expect(statuses.filter((status) => status === 200)).toHaveLength(6);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(14);
+    // Both workers took part in the burst, so each counted against the one shared limit.
+    expect(new Set(await loggedPids(serve, 20)).size).toBe(2);
+  });
+
+  it('shows a commit by another process in the answers of every worker', async () => {
+    const serve = await serveWorkers(2);
+    const newDay = nextTradingDay(UNTIL);
+    // Both workers answer (and cache) the history before the commit.
+    for (let i = 0; i < 4; i++) {
+      const answer = await get(serve.base, '/api/epi?format=csv', openKey);
+      expect(answer.body).not.toContain(`\n${newDay},`);
+    }
+    expect(new Set(await loggedPids(serve, 4)).size).toBe(2);
+
+    const writer = openSqliteStore(db);
+    try {
+      await ingestEvents(writer.writer, simulator.simulateDay(newDay));
+    } finally {
+      await writer.close();
+    }
+    // Consecutive connections go to the workers in turn: a worker still serving its stale
+    // cached answer would keep one of every round of four from showing the new day.
+    await waitFor('every worker to answer with the new day', async () => {
+      const round = await Promise.all(
+        Array.from({ length: 4 }, () => get(serve.base, '/api/epi?format=csv', openKey)),
+      );
+      return round.every((answer) => answer.status === 200 && answer.body.includes(`\n${newDay},`));
+    });
+    const before = serve.pids().length;
+    for (let i = 0; i < 4; i++) {
+      expect((await get(serve.base, '/api/epi?format=csv', openKey)).body).toContain(`\n${newDay},`);
+    }
+    expect(new Set((await loggedPids(serve, before + 4)).slice(before)).size).toBe(2);
+  });
+});
