@@ -1,4 +1,5 @@
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type BaselineConfig, sendReady, serveParent } from './http-child.js';
@@ -6,11 +7,11 @@ import { type BaselineConfig, sendReady, serveParent } from './http-child.js';
 /**
  * The HTTP benchmark's baseline, in its own process: a bare node:http server that answers every
  * request with one fixed response, the bytes and headers gridquote sent for the same request
- * (argv[2], a BaselineConfig as JSON). What gridquote costs beyond it is the whole price of
+ * (argv[2], a file holding a BaselineConfig as JSON: a full-day answer is too long for an argument). What gridquote costs beyond it is the whole price of
  * routing, authentication, rate limiting, negotiation, the answer cache and the request log.
  */
 
-const config = JSON.parse(process.argv[2] ?? '{}') as BaselineConfig;
+const config = JSON.parse(readFileSync(process.argv[2] ?? '', 'utf8')) as BaselineConfig;
 const body = Buffer.from(config.bodyBase64, 'base64');
 const headers = [...config.headers];
 

@@ -1,34 +1,33 @@
 import { execFile } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { SETTINGS } from '../config.js';
+import { createApiKey } from '../http/api-keys.js';
 import { DEFAULT_HTTP_LIMITS } from '../http/limits.js';
+import { openStore } from '../store/open-store.js';
 import { MIGRATIONS } from '../store/sqlite/migrations.js';
 import {
   type BaselineConfig,
+  BENCH_RATE_LIMIT,
   type Child,
-  type ChildStats,
   type ServerChildConfig,
   startChild,
 } from './http-child.js';
-import {
-  closeFetchConnections,
-  fetchOnce,
-  type LoadRun,
-  type LoadTarget,
-  median,
-  runLoad,
-} from './http-load.js';
+import { closeFetchConnections, fetchOnce, median } from './http-load.js';
+import { type ServeProcess, startServe } from './http-serve.js';
 import { removeDatabase } from './measure.js';
+import { peakRssBytes, processTreeCpuMicros } from './process-cpu.js';
+import { ensureWrk, type LoadRun, type LoadSettings, type LoadTarget, runWrk } from './wrk.js';
 
 /**
  * The HTTP benchmark (`npm run bench`): gridquote against the physical limit of this machine,
- * a bare node:http server sending the same bytes, measured in the same run. Every server runs
- * in a child process; runs of different servers are interleaved (a b, b a, a b ...) and the
- * medians compared, so a noisy neighbour slows both sides alike.
+ * a bare node:http server sending the identical bytes, measured in the same run. Every server
+ * runs in a process of its own and wrk drives it from another; runs of the two servers are
+ * interleaved (a b, b a, ...) and the medians compared, so a noisy neighbour slows both alike.
+ * Each case is one small function below.
  */
 
 export interface HttpBenchOptions {
@@ -40,36 +39,60 @@ export interface HttpBenchOptions {
   readonly seed: number;
   /** Length of one load run. */
   readonly seconds: number;
-  /** (a, b) pairs; the other cases run min(rounds, 3) rounds. */
+  /** Interleaved runs of each server per case. */
   readonly rounds: number;
   readonly connections: number;
-  /** Virtual seconds per real second of the live exchange in case (d). */
+  /** Virtual seconds per real second of the live exchange. */
   readonly liveSpeed: number;
+  /** Worker counts of the scaling comparison (the first is the reference), e.g. [1, 2]. */
+  readonly workers: readonly number[];
   /** Reseed the history even when a matching one exists. */
   readonly fresh: boolean;
-  /** Node flags for the (b) server child, e.g. --cpu-prof (http-profile.ts). */
-  readonly serveExecArgv?: readonly string[];
-  /** Only what the profile needs: case (b), no baseline and no other case. */
-  readonly profileOnly?: boolean;
-  /** Only the headline comparison, (a) and (b): a quick check while working on the server. */
-  readonly abOnly?: boolean;
 }
 
-/** A load run plus the server's own CPU time for it (read from the child before and after). */
-export interface MeasuredRun extends LoadRun {
-  /** Server process CPU (user + system, all its threads) per 2xx answer: µs. */
-  readonly serverCpuUs: number;
-}
-
-export interface LoadSummary {
+/** One server's runs of one case: medians, and server CPU per answer. */
+export interface Side {
   readonly runs: readonly MeasuredRun[];
-  readonly serverCpuUs: number;
   readonly requestsPerSecond: number;
   readonly p50Ms: number;
   readonly p99Ms: number;
-  readonly bytesPerSecond: number;
+  /** Server CPU (user + system, every thread, the workers included) per answer: µs. */
+  readonly cpuUs: number;
   readonly bytesPerResponse: number;
   readonly errors: number;
+}
+
+export interface MeasuredRun extends LoadRun {
+  readonly cpuUs: number;
+}
+
+/** gridquote and the bare node:http server sending its bytes, on one request. */
+export interface CaseResult {
+  readonly label: string;
+  /** The request as a reader should see it (path and query). */
+  readonly request: string;
+  readonly gridquote: Side;
+  readonly baseline: Side;
+  /** Header names the baseline sends besides Node's own (Date, Connection, Keep-Alive). */
+  readonly sameHeaders: readonly string[];
+}
+
+export interface HttpBenchResult {
+  readonly machine: string;
+  readonly options: HttpBenchOptions;
+  readonly history: HistoryInfo;
+  readonly logLevel: string;
+  readonly cases: readonly CaseResult[];
+  /** The same cached request on `serve --workers N` for each N of options.workers. */
+  readonly scaling: { readonly request: string; readonly sides: readonly { workers: number; side: Side }[] };
+  /** Single requests, each for a distinct past day, before any load: ms. */
+  readonly coldTickerMs: readonly number[];
+  /** Peak RSS of `serve --workers 1` at the end (answer cache filled by the runs). */
+  readonly serveRssBytes: number;
+  /** Events the live exchange committed during the live case's runs. */
+  readonly liveEvents: number;
+  readonly liveHistoryDays: number;
+  readonly wallMs: number;
 }
 
 export interface HistoryInfo {
@@ -82,53 +105,7 @@ export interface HistoryInfo {
   readonly seedMs: number | undefined;
 }
 
-export interface HttpBenchResult {
-  readonly machine: string;
-  readonly options: HttpBenchOptions;
-  readonly history: HistoryInfo;
-  /** The past day of cases (b) and (c, cached). */
-  readonly pastDate: string;
-  readonly logLevel: string;
-  /** Request lines the (b)/(c) server wrote to its stdout (a file), and their bytes. */
-  readonly log: { readonly path: string; readonly lines: number; readonly bytes: number };
-  readonly paths: {
-    readonly tradelog: string;
-    readonly ticker: string;
-    readonly intraday: string;
-  };
-  /** Header names the baseline sends besides Node's own (Date, Connection, Keep-Alive). */
-  readonly sameHeaders: readonly string[];
-  readonly baseline?: LoadSummary;
-  readonly gridquote: LoadSummary;
-  /** Per round: (b) / (a), from runs adjacent in time. */
-  readonly ratios?: { readonly requestsPerSecond: readonly number[]; readonly p99: readonly number[] };
-  readonly tickerCached?: { readonly json: LoadSummary; readonly csv: LoadSummary };
-  readonly tickerCold?: { readonly json: LoadSummary; readonly csv: LoadSummary; readonly days: number };
-  readonly intraday?: LoadSummary & { readonly eventsIngested: number; readonly historyDays: number };
-  /** Single requests, each for a distinct day, on the (b) server before any load: ms. */
-  readonly coldLatency?: {
-    readonly json: readonly number[];
-    readonly csv: readonly number[];
-    readonly jsonBrotli: readonly number[];
-    /** JSON, identity, each remaining day, after the load runs (filling the answer cache). */
-    readonly cacheFill?: readonly number[];
-  };
-  readonly memory: {
-    /** At the end: after its load runs and with the answer cache filled. */
-    readonly serve: ChildStats;
-    /** After its load runs, before the answer cache was filled. */
-    readonly serveAfterLoad?: ChildStats;
-    readonly noCache?: ChildStats;
-    readonly live?: ChildStats;
-  };
-  readonly wallMs: number;
-  /** profileOnly: requests the profiled server answered in all. */
-  readonly profiledRequests?: number;
-}
-
 const MARKET = 'au_electricity';
-/** Cases (c) and (d): fewer rounds than the headline comparison. */
-const SIDE_ROUNDS = 3;
 const WARMUP_SECONDS = 1;
 const COLD_DAYS = 10;
 const LIVE_HISTORY_DAYS = 10;
@@ -137,275 +114,339 @@ const NODE_OWN_HEADERS = new Set(['date', 'connection', 'keep-alive', 'transfer-
 /** Header values that differ on every answer of gridquote; the baseline sends the fetched one. */
 const PER_ANSWER_HEADERS = new Set(['x-request-id', 'ratelimit']);
 
+/** Where a case sends its load, and the process whose CPU time it costs. */
+interface Measured {
+  readonly label: string;
+  readonly target: LoadTarget;
+  readonly pid: number;
+}
+
+interface Run {
+  readonly options: HttpBenchOptions;
+  readonly settings: LoadSettings;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
 export async function benchHttp(options: HttpBenchOptions): Promise<HttpBenchResult> {
   const started = performance.now();
+  ensureWrk(progress);
   mkdirSync(options.directory, { recursive: true });
   const load = loadavg()[0] ?? 0;
   const machine = `${cpus()[0]?.model ?? 'unknown CPU'} x ${cpus().length}, Node ${process.version}, load average ${load.toFixed(2)} at the start of the HTTP part`;
   const history = await ensureHistory(options);
   progress(`history ${history.first}..${history.last} (${history.days} days) in ${history.path}`);
-
-  const settings = { connections: options.connections, seconds: options.seconds };
-  const warmup = { connections: options.connections, seconds: WARMUP_SECONDS };
-  const logLevel = SETTINGS.logLevel.fallback;
+  const { key, dates } = await addBenchKey(history.path);
+  const run: Run = {
+    options,
+    settings: { connections: options.connections, seconds: options.seconds },
+    headers: { authorization: `Bearer ${key}`, accept: 'application/json' },
+  };
+  // The day before the latest: past, so its answers stay cached.
+  const pastDate = dates.at(-2) ?? '';
+  const coldDays = dates.slice(-2 - COLD_DAYS, -2);
   const logPath = join(options.directory, 'serve-stdout.log');
-  const logFd = openSync(logPath, 'w');
-  const serve = await startChild(
-    './http-server-child.js',
-    [JSON.stringify({ mode: 'serve', db: history.path, logLevel } satisfies ServerChildConfig)],
-    { stdout: logFd, execArgv: options.serveExecArgv ?? [] },
-  );
-  // The child holds its own copy of the descriptor.
-  closeSync(logFd);
-  let baselineChild: Child | undefined;
+  const serve = await startServe({ db: history.path, workers: 1, logPath });
   try {
-    const dates = serve.ready.dates ?? [];
-    const key = serve.ready.key ?? '';
-    // The day before the latest: past, so its answers are cached until a late event for the day.
-    const pastDate = dates.at(-2) ?? '';
-    const auth = { authorization: `Bearer ${key}` };
-    const json = { ...auth, accept: 'application/json' };
-    const csv = { ...auth, accept: 'text/csv' };
-    const paths = {
-      tradelog: `/api/tradelog?market=${MARKET}&date=${pastDate}`,
-      ticker: `/api/ticker?futures=${MARKET}&date=${pastDate}`,
-      intraday: `/api/intraday?futures=${MARKET}`,
-    };
-    const tradelog: LoadTarget = { url: serve.ready.url, paths: [paths.tradelog], headers: json };
-
-    // gridquote's answer for (b), fetched once: the baseline serves exactly these bytes.
-    const reference = await fetchOnce(`${serve.ready.url}${paths.tradelog}`, json);
-    if (reference.status !== 200) {
-      throw new Error(`${paths.tradelog} answered ${reference.status}: ${reference.body.toString()}`);
-    }
-
-    const onlyB = options.profileOnly === true || options.abOnly === true;
-    let coldLatency: HttpBenchResult['coldLatency'];
-    if (!onlyB) {
-      // Before any load: each request names a day nothing has asked for, so each is a miss.
-      progress(`cold full-day ticker, single requests on ${3 * COLD_DAYS} distinct days`);
-      const cold = (offset: number) => dates.slice(-2 - offset - COLD_DAYS, -2 - offset);
-      const time = (days: readonly string[], headers: Record<string, string>) =>
-        timeTickers(serve.ready.url, days, headers);
-      coldLatency = {
-        json: await time(cold(0), json),
-        csv: await time(cold(COLD_DAYS), csv),
-        jsonBrotli: await time(cold(2 * COLD_DAYS), { ...json, 'accept-encoding': 'gzip, deflate, br' }),
-      };
-    }
-
-    const sameHeaders = reference.rawHeaders
-      .filter((_, index) => index % 2 === 0)
-      .map((name) => name.toLowerCase())
-      .filter((name) => !NODE_OWN_HEADERS.has(name));
-    let baseline: LoadSummary | undefined;
-    let gridquote: LoadSummary;
-    let ratios: HttpBenchResult['ratios'];
-    let profiledRequests: number | undefined;
-    if (options.profileOnly) {
-      const warm = await runLoad(tradelog, warmup);
-      progress(`(b) gridquote ${paths.tradelog}, ${options.seconds} s under the profiler`);
-      gridquote = summarise([
-        await measuredRun({ label: '(b) gridquote', target: tradelog, server: serve }, settings),
-      ]);
-      // The reference fetch, the warm-up and the run: everything the profile saw.
-      profiledRequests = 1 + warm.requests + gridquote.runs.reduce((sum, run) => sum + run.requests, 0);
-    } else {
-      baselineChild = await startChild(
-        './http-baseline-child.js',
-        [JSON.stringify(baselineConfig(reference.status, reference.rawHeaders, reference.body))],
-        { stdout: 'ignore' },
-      );
-      const baselineTarget: LoadTarget = { ...tradelog, url: baselineChild.ready.url };
-      await checkSameAnswer(baselineTarget, reference.rawHeaders, reference.body);
-      progress(
-        `(a) baseline vs (b) gridquote on ${paths.tradelog}: ${options.rounds} rounds of ${options.seconds} s each`,
-      );
-      const [a = [], b = []] = await interleave(
-        [
-          { label: '(a) baseline', target: baselineTarget, server: baselineChild },
-          { label: '(b) gridquote', target: tradelog, server: serve },
-        ],
-        options.rounds,
-        settings,
-        warmup,
-      );
-      baseline = summarise(a);
-      gridquote = summarise(b);
-      ratios = {
-        requestsPerSecond: a.map((run, i) => (b[i]?.requestsPerSecond ?? Number.NaN) / run.requestsPerSecond),
-        p99: a.map((run, i) => (b[i]?.p99Ms ?? Number.NaN) / run.p99Ms),
-      };
-      await baselineChild.stop();
-      baselineChild = undefined;
-    }
-
-    let tickerCached: HttpBenchResult['tickerCached'];
-    if (!onlyB) {
-      progress(`(c) cached full-day ticker ${paths.ticker}, JSON and CSV`);
-      const ticker = { url: serve.ready.url, paths: [paths.ticker] };
-      const [j = [], c = []] = await interleave(
-        [
-          { label: '(c) ticker JSON cached', target: { ...ticker, headers: json }, server: serve },
-          { label: '(c) ticker CSV cached', target: { ...ticker, headers: csv }, server: serve },
-        ],
-        Math.min(options.rounds, SIDE_ROUNDS),
-        settings,
-        warmup,
-      );
-      tickerCached = { json: summarise(j), csv: summarise(c) };
-    }
-    closeFetchConnections();
-    let serveMemory = await serve.stats();
-    let serveAfterLoad: ChildStats | undefined;
-    let cacheFill: readonly number[] | undefined;
-    if (!onlyB) {
-      // The worst case for memory: the answer cache full (its budget, 32 MiB, is smaller than
-      // the JSON tickers of the days left), each one a cold answer timed like the ones above.
-      const fillDays = dates.slice(0, -2 - 3 * COLD_DAYS);
-      progress(`filling the answer cache: full-day ticker JSON of ${fillDays.length} more days`);
-      serveAfterLoad = serveMemory;
-      cacheFill = await timeTickers(serve.ready.url, fillDays, json);
-      serveMemory = await serve.stats();
-    }
+    // Before any load: each request names a day nothing has asked for, so each is a miss.
+    progress(`cold full-day ticker, single requests on ${COLD_DAYS} distinct days`);
+    const coldTickerMs = await timeTickers(serve.url, coldDays, run.headers);
+    const cases = [
+      await epiCase(run, serve, pastDate),
+      await contractIntradayCase(run, serve),
+      await tradelogCase(run, serve, pastDate),
+    ];
+    const scaling = await workersCase(run, serve, history.path, pastDate);
+    const serveRssBytes = peakRssBytes(serve.pid)[0] ?? 0;
     await serve.stop();
-    const logBytes = readFileSync(logPath);
-    const log = { path: logPath, lines: countLines(logBytes), bytes: logBytes.length };
-    rmSync(logPath, { force: true });
-
-    if (onlyB) {
-      return {
-        machine,
-        options,
-        history,
-        pastDate,
-        logLevel,
-        log,
-        paths,
-        sameHeaders,
-        baseline,
-        gridquote,
-        ratios,
-        profiledRequests,
-        memory: { serve: serveMemory },
-        wallMs: performance.now() - started,
-      };
-    }
-
-    // (c) cold: a server with the answer cache off, on the same store, cycling distinct days.
-    const coldDays = dates.slice(-2 - 2 * COLD_DAYS, -2);
-    progress(`(c) cold full-day ticker (cache off), JSON and CSV, cycling ${coldDays.length} days`);
-    const noCacheFd = openSync(logPath, 'w');
-    const noCache = await startChild(
-      './http-server-child.js',
-      [JSON.stringify({ mode: 'no-cache', db: history.path, logLevel } satisfies ServerChildConfig)],
-      { stdout: noCacheFd },
-    );
-    closeSync(noCacheFd);
-    let tickerCold: HttpBenchResult['tickerCold'];
-    let noCacheMemory: ChildStats;
-    try {
-      const coldPaths = coldDays.map((day) => `/api/ticker?futures=${MARKET}&date=${day}`);
-      const authCold = { authorization: `Bearer ${noCache.ready.key ?? ''}` };
-      const [j = [], c = []] = await interleave(
-        [
-          {
-            label: '(c) ticker JSON cold',
-            target: {
-              url: noCache.ready.url,
-              paths: coldPaths,
-              headers: { ...authCold, accept: 'application/json' },
-            },
-            server: noCache,
-          },
-          {
-            label: '(c) ticker CSV cold',
-            target: {
-              url: noCache.ready.url,
-              paths: coldPaths,
-              headers: { ...authCold, accept: 'text/csv' },
-            },
-            server: noCache,
-          },
-        ],
-        Math.min(options.rounds, SIDE_ROUNDS),
-        settings,
-        warmup,
-      );
-      tickerCold = { json: summarise(j), csv: summarise(c), days: coldDays.length };
-      noCacheMemory = await noCache.stats();
-    } finally {
-      await noCache.stop();
-      rmSync(logPath, { force: true });
-    }
-
-    // (d) the intraday snapshot while the demo's live exchange ingests in the same process.
-    const liveDb = join(options.directory, 'live.db');
-    removeDatabase(liveDb);
-    progress(`(d) ${paths.intraday} while the live exchange replays at ${options.liveSpeed}x`);
-    const live = await startChild(
-      './http-server-child.js',
-      [
-        JSON.stringify({
-          mode: 'live',
-          db: liveDb,
-          historyDays: LIVE_HISTORY_DAYS,
-          until: options.until,
-          seed: options.seed,
-          speed: options.liveSpeed,
-        } satisfies ServerChildConfig),
-      ],
-      { stdout: 'ignore' },
-    );
-    let intraday: HttpBenchResult['intraday'];
-    let liveMemory: ChildStats;
-    try {
-      const target: LoadTarget = {
-        url: live.ready.url,
-        paths: [paths.intraday],
-        headers: { authorization: `Bearer ${live.ready.key ?? ''}`, accept: 'application/json' },
-      };
-      const before = (await live.stats()).storeVersion ?? 0;
-      const [runs = []] = await interleave(
-        [{ label: '(d) intraday, live', target, server: live }],
-        Math.min(options.rounds, SIDE_ROUNDS),
-        settings,
-        warmup,
-      );
-      liveMemory = await live.stats();
-      intraday = {
-        ...summarise(runs),
-        eventsIngested: (liveMemory.storeVersion ?? 0) - before,
-        historyDays: LIVE_HISTORY_DAYS,
-      };
-    } finally {
-      await live.stop();
-      removeDatabase(liveDb);
-    }
-
+    cases.push(await coldTickerCase(run, history.path, dates.slice(-2 - 3 * COLD_DAYS, -2 - COLD_DAYS)));
+    const live = await liveIntradayCase(run);
+    cases.push(live.result);
     return {
       machine,
       options,
       history,
-      pastDate,
-      logLevel,
-      log,
-      paths,
-      sameHeaders,
-      baseline,
-      gridquote,
-      ratios,
-      tickerCached,
-      tickerCold,
-      intraday,
-      coldLatency: coldLatency && cacheFill ? { ...coldLatency, cacheFill } : coldLatency,
-      memory: { serve: serveMemory, serveAfterLoad, noCache: noCacheMemory, live: liveMemory },
+      logLevel: String(SETTINGS.logLevel.fallback),
+      cases,
+      scaling,
+      coldTickerMs,
+      serveRssBytes,
+      liveEvents: live.events,
+      liveHistoryDays: LIVE_HISTORY_DAYS,
       wallMs: performance.now() - started,
     };
   } finally {
     closeFetchConnections();
-    await baselineChild?.stop();
     await serve.stop();
+    rmSync(logPath, { force: true });
+  }
+}
+
+/**
+ * The cached trade-log case against gridquote alone, its server run with `execArgv` (e.g.
+ * --cpu-prof, written when it exits): for http-profile.ts. Requests counts everything the
+ * server answered, the warm-up included.
+ */
+export async function profileTradelog(
+  options: HttpBenchOptions,
+  execArgv: readonly string[],
+): Promise<{ requestsPerSecond: number; requests: number }> {
+  ensureWrk(progress);
+  const history = await ensureHistory(options);
+  const { key, dates } = await addBenchKey(history.path);
+  const logPath = join(options.directory, 'serve-stdout.log');
+  const serve = await startServe({ db: history.path, workers: 1, logPath, execArgv });
+  try {
+    const target: LoadTarget = {
+      url: serve.url,
+      paths: [`/api/tradelog?market=${MARKET}&date=${dates.at(-2) ?? ''}`],
+      headers: { authorization: `Bearer ${key}`, accept: 'application/json' },
+    };
+    const warm = await runWrk(target, { connections: options.connections, seconds: WARMUP_SECONDS });
+    progress(`${target.paths[0]}, ${options.seconds} s under the profiler`);
+    const run = await runWrk(target, { connections: options.connections, seconds: options.seconds });
+    return { requestsPerSecond: run.requestsPerSecond, requests: warm.requests + run.requests };
+  } finally {
+    await serve.stop();
+    rmSync(logPath, { force: true });
+  }
+}
+
+/** Small cached answer: the EPI of a past day. */
+function epiCase(run: Run, serve: ServeProcess, pastDate: string): Promise<CaseResult> {
+  return compareWithBaseline(run, 'EPI of a past day, cached', serve, [`/api/epi?date=${pastDate}`]);
+}
+
+/** Small cached answer: one contract's intraday snapshot (the first contract of the market's). */
+async function contractIntradayCase(run: Run, serve: ServeProcess): Promise<CaseResult> {
+  const market = await fetchOnce(`${serve.url}/api/intraday?futures=${MARKET}`, run.headers);
+  const code = /"code":"([^"]+)"/.exec(market.body.toString())?.[1];
+  if (code === undefined) throw new Error(`no contract code in the intraday answer of ${MARKET}`);
+  return compareWithBaseline(run, "one contract's intraday snapshot, cached", serve, [
+    `/api/intraday?futures=${code}`,
+  ]);
+}
+
+/** Large cached answer: a market's trade log of a past day. */
+function tradelogCase(run: Run, serve: ServeProcess, pastDate: string): Promise<CaseResult> {
+  return compareWithBaseline(run, "a market's past-day trade log, cached", serve, [
+    `/api/tradelog?market=${MARKET}&date=${pastDate}`,
+  ]);
+}
+
+/**
+ * The cold full-day ticker: a server with the answer cache off (else the composition of
+ * `serve`), each request a whole past day in turn, so every answer is queried and serialised.
+ * The baseline sends the first day's bytes for every request.
+ */
+async function coldTickerCase(run: Run, db: string, days: readonly string[]): Promise<CaseResult> {
+  const logPath = join(run.options.directory, 'no-cache-stdout.log');
+  const config: ServerChildConfig = { mode: 'no-cache', db, logLevel: String(SETTINGS.logLevel.fallback) };
+  const child = await startChild('./http-server-child.js', [JSON.stringify(config)], { stdout: 'ignore' });
+  try {
+    const paths = days.map((day) => `/api/ticker?futures=${MARKET}&date=${day}`);
+    const result = await compareWithBaseline(
+      { ...run, headers: { ...run.headers, authorization: `Bearer ${child.ready.key ?? ''}` } },
+      `full-day market ticker, cold (cache off), ${days.length} past days in turn`,
+      { url: child.ready.url, pid: child.pid },
+      paths,
+    );
+    return { ...result, request: `/api/ticker?futures=${MARKET}&date=…` };
+  } finally {
+    await child.stop();
+    rmSync(logPath, { force: true });
+  }
+}
+
+/**
+ * The live intraday snapshot: the demo's composition on a fresh history, its exchange
+ * replaying the following days in the server process; every commit drops the cached answer.
+ * The baseline sends one snapshot's bytes.
+ */
+async function liveIntradayCase(run: Run): Promise<{ result: CaseResult; events: number }> {
+  const db = join(run.options.directory, 'live.db');
+  removeDatabase(db);
+  progress(`live exchange at ${run.options.liveSpeed}x on a ${LIVE_HISTORY_DAYS}-day history`);
+  const config: ServerChildConfig = {
+    mode: 'live',
+    db,
+    historyDays: LIVE_HISTORY_DAYS,
+    until: run.options.until,
+    seed: run.options.seed,
+    speed: run.options.liveSpeed,
+  };
+  const child = await startChild('./http-server-child.js', [JSON.stringify(config)], { stdout: 'ignore' });
+  try {
+    const before = await storeVersion(child);
+    const result = await compareWithBaseline(
+      { ...run, headers: { ...run.headers, authorization: `Bearer ${child.ready.key ?? ''}` } },
+      'intraday snapshot of the market while the live feed ingests',
+      { url: child.ready.url, pid: child.pid },
+      [`/api/intraday?futures=${MARKET}`],
+    );
+    return { result, events: (await storeVersion(child)) - before };
+  } finally {
+    await child.stop();
+    removeDatabase(db);
+  }
+}
+
+async function storeVersion(child: Child): Promise<number> {
+  return (await child.stats()).storeVersion ?? 0;
+}
+
+/**
+ * Scaling: the EPI case on `serve --workers N` for each N, interleaved; CPU per answer counts
+ * every process of the server (primary and workers). The load generator shares the cores.
+ */
+async function workersCase(
+  run: Run,
+  first: ServeProcess,
+  db: string,
+  pastDate: string,
+): Promise<HttpBenchResult['scaling']> {
+  const request = `/api/epi?date=${pastDate}`;
+  const servers: { workers: number; serve: ServeProcess }[] = [];
+  try {
+    for (const workers of run.options.workers) {
+      const serve =
+        workers === 1
+          ? first
+          : await startServe({
+              db,
+              workers,
+              logPath: join(run.options.directory, `serve-${workers}-stdout.log`),
+            });
+      servers.push({ workers, serve });
+    }
+    progress(`scaling: ${request} on serve --workers ${run.options.workers.join(', ')}`);
+    const measured = servers.map(({ workers, serve }) => ({
+      label: `--workers ${workers}`,
+      target: { url: serve.url, paths: [request], headers: run.headers },
+      pid: serve.pid,
+    }));
+    const runs = await interleave(measured, run.options.rounds, run.settings);
+    return {
+      request,
+      sides: servers.map(({ workers }, index) => ({ workers, side: summarise(runs[index] ?? []) })),
+    };
+  } finally {
+    for (const { workers, serve } of servers) {
+      if (workers === 1) continue;
+      await serve.stop();
+      rmSync(join(run.options.directory, `serve-${workers}-stdout.log`), { force: true });
+    }
+  }
+}
+
+/**
+ * gridquote's answer to the first path, fetched once, served by a bare node:http server with
+ * the same headers; then both loaded in interleaved rounds.
+ */
+async function compareWithBaseline(
+  run: Run,
+  label: string,
+  server: { readonly url: string; readonly pid: number },
+  paths: readonly string[],
+): Promise<CaseResult> {
+  const target: LoadTarget = { url: server.url, paths, headers: run.headers };
+  const reference = await fetchOnce(`${server.url}${paths[0] ?? ''}`, run.headers);
+  if (reference.status !== 200) {
+    throw new Error(`${paths[0]} answered ${reference.status}: ${reference.body.toString()}`);
+  }
+  const configPath = join(run.options.directory, 'baseline.json');
+  writeFileSync(
+    configPath,
+    JSON.stringify(baselineConfig(reference.status, reference.rawHeaders, reference.body)),
+  );
+  const baseline = await startChild('./http-baseline-child.js', [configPath], { stdout: 'ignore' });
+  try {
+    const baselineTarget: LoadTarget = { ...target, url: baseline.ready.url };
+    await checkSameAnswer(baselineTarget, reference.rawHeaders, reference.body);
+    progress(`${label}: ${paths[0]}`);
+    const [g = [], b = []] = await interleave(
+      [
+        { label: 'gridquote', target, pid: server.pid },
+        { label: 'node:http', target: baselineTarget, pid: baseline.pid },
+      ],
+      run.options.rounds,
+      run.settings,
+    );
+    return {
+      label,
+      request: paths[0] ?? '',
+      gridquote: summarise(g),
+      baseline: summarise(b),
+      sameHeaders: reference.rawHeaders
+        .filter((_, index) => index % 2 === 0)
+        .map((name) => name.toLowerCase())
+        .filter((name) => !NODE_OWN_HEADERS.has(name)),
+    };
+  } finally {
+    await baseline.stop();
+    rmSync(configPath, { force: true });
+  }
+}
+
+/**
+ * Runs each server once per round, the order reversed every other round (a b, b a, ...) so
+ * that drift in the machine's load falls on both; a short unmeasured run first warms each up.
+ */
+async function interleave(
+  servers: readonly Measured[],
+  rounds: number,
+  settings: LoadSettings,
+): Promise<MeasuredRun[][]> {
+  for (const { target } of servers) await runWrk(target, { ...settings, seconds: WARMUP_SECONDS });
+  const runs: MeasuredRun[][] = servers.map(() => []);
+  for (let round = 0; round < rounds; round++) {
+    const order = servers.map((_, index) => index);
+    if (round % 2 === 1) order.reverse();
+    for (const index of order) {
+      const one = servers[index];
+      if (one === undefined) continue;
+      const measured = await measuredRun(one, settings);
+      runs[index]?.push(measured);
+      progress(
+        `  round ${round + 1}, ${one.label}: ${Math.round(measured.requestsPerSecond)} req/s, p50 ${measured.p50Ms.toFixed(2)} ms, p99 ${measured.p99Ms.toFixed(2)} ms, server CPU ${Math.round(measured.cpuUs)} µs/answer`,
+      );
+    }
+  }
+  return runs;
+}
+
+async function measuredRun(one: Measured, settings: LoadSettings): Promise<MeasuredRun> {
+  const before = processTreeCpuMicros(one.pid);
+  const run = await runWrk(one.target, settings);
+  const after = processTreeCpuMicros(one.pid);
+  return { ...run, cpuUs: run.requests > 0 ? (after - before) / run.requests : 0 };
+}
+
+function summarise(runs: readonly MeasuredRun[]): Side {
+  return {
+    runs,
+    requestsPerSecond: median(runs.map((run) => run.requestsPerSecond)),
+    p50Ms: median(runs.map((run) => run.p50Ms)),
+    p99Ms: median(runs.map((run) => run.p99Ms)),
+    cpuUs: median(runs.map((run) => run.cpuUs)),
+    bytesPerResponse: median(runs.map((run) => run.bytesPerResponse)),
+    errors: runs.reduce((sum, run) => sum + run.errors, 0),
+  };
+}
+
+/** A key of the bench's own in the history store, and the store's trading days. */
+async function addBenchKey(db: string): Promise<{ key: string; dates: readonly string[] }> {
+  const store = await openStore(db, { access: 'write' });
+  try {
+    const created = createApiKey({
+      level: 'historical',
+      name: 'bench http',
+      ...BENCH_RATE_LIMIT,
+      now: new Date(),
+    });
+    await store.keys.insertKey(created.record);
+    return { key: created.key, dates: await store.reader.dates() };
+  } finally {
+    await store.close();
   }
 }
 
@@ -422,64 +463,6 @@ async function timeTickers(
     ms.push(fetched.ms);
   }
   return ms;
-}
-
-/** What one load run is aimed at, and the process whose CPU time it costs. */
-interface Case {
-  readonly label: string;
-  readonly target: LoadTarget;
-  readonly server: Child;
-}
-
-/**
- * Runs each case once per round, the order reversed every other round (a b, b a, ...) so that
- * drift in the machine's load falls on both; a short unmeasured run first warms each up.
- */
-async function interleave(
-  cases: readonly Case[],
-  rounds: number,
-  settings: { connections: number; seconds: number },
-  warmup: { connections: number; seconds: number },
-): Promise<MeasuredRun[][]> {
-  for (const { target } of cases) await runLoad(target, warmup);
-  const runs: MeasuredRun[][] = cases.map(() => []);
-  for (let round = 0; round < rounds; round++) {
-    const order = cases.map((_, index) => index);
-    if (round % 2 === 1) order.reverse();
-    for (const index of order) {
-      const one = cases[index];
-      if (one === undefined) continue;
-      const run = await measuredRun(one, settings);
-      runs[index]?.push(run);
-      progress(
-        `  round ${round + 1}, ${one.label}: ${Math.round(run.requestsPerSecond)} req/s, p99 ${run.p99Ms.toFixed(2)} ms, server CPU ${Math.round(run.serverCpuUs)} µs/answer`,
-      );
-    }
-  }
-  return runs;
-}
-
-async function measuredRun(
-  one: Case,
-  settings: { connections: number; seconds: number },
-): Promise<MeasuredRun> {
-  const before = await one.server.stats();
-  const run = await runLoad(one.target, settings);
-  const after = await one.server.stats();
-  return { ...run, serverCpuUs: run.requests > 0 ? (after.cpuMicros - before.cpuMicros) / run.requests : 0 };
-}
-
-function summarise(runs: readonly MeasuredRun[]): LoadSummary {
-  return {
-    runs,
-    serverCpuUs: median(runs.map((run) => run.serverCpuUs)),
-    requestsPerSecond: median(runs.map((run) => run.requestsPerSecond)),
-    p50Ms: median(runs.map((run) => run.p50Ms)),
-    p99Ms: median(runs.map((run) => run.p99Ms)),
-    bytesPerSecond: median(runs.map((run) => run.bytesPerSecond)),
-    bytesPerResponse: median(runs.map((run) => run.bytesPerResponse)),
-    errors: runs.reduce((sum, run) => sum + run.errors, 0),
-  };
 }
 
 function baselineConfig(status: number, rawHeaders: readonly string[], body: Buffer): BaselineConfig {
@@ -571,12 +554,6 @@ function sameArguments(recorded: string, expected: string): boolean {
   return Object.entries(wanted).every(([name, value]) => record[name] === value);
 }
 
-function countLines(bytes: Buffer): number {
-  let total = 0;
-  for (let index = bytes.indexOf(10); index >= 0; index = bytes.indexOf(10, index + 1)) total++;
-  return total;
-}
-
 function progress(line: string): void {
   process.stderr.write(`bench http: ${line}\n`);
 }
@@ -588,12 +565,17 @@ function positive(argv: readonly string[], name: string, fallback: number): numb
   return value;
 }
 
-/**
- * Flags: --http-duration S (seconds per load run, default 5), --http-rounds N (a/b pairs,
- * default 5), --http-days N (history, default 250), --http-connections N (default 10),
- * --http-speed N (live replay speed, default 600), --http-fresh (reseed the history), --http-ab
- * (only (a) and (b), printed rather than written to the docs).
- */
+/** The HTTP benchmark's flags, for run.ts's --help. */
+export const HTTP_FLAGS = [
+  ['--http-duration S', 'seconds per load run (default 3)'],
+  ['--http-rounds N', 'interleaved runs of each server per case (default 3)'],
+  ['--http-connections N', 'wrk connections, one thread (default 8)'],
+  ['--http-days N', 'trading days of history in the served store (default 250, at least 40)'],
+  ['--http-speed N', 'replay speed of the live exchange (default 600)'],
+  ['--http-workers N,M', 'serve --workers counts to compare (default 1,2)'],
+  ['--http-fresh', 'seed the history again even when a matching one exists'],
+] as const;
+
 export function httpOptions(
   argv: readonly string[],
   directory: string,
@@ -601,18 +583,23 @@ export function httpOptions(
   seed: number,
 ): HttpBenchOptions {
   const days = positive(argv, '--http-days', 250);
-  // Distinct past days for the cold requests (3 x 10), the cached day and the latest, and some to fill the cache.
+  // Distinct past days for the cold single requests and the cold runs (3 x 10), and the cached day.
   if (days < 40) throw new Error('--http-days needs at least 40 trading days');
+  const workersIndex = argv.indexOf('--http-workers');
+  const workers = (workersIndex >= 0 ? (argv[workersIndex + 1] ?? '') : '1,2').split(',').map(Number);
+  if (workers.some((count) => !Number.isInteger(count) || count < 1)) {
+    throw new Error('--http-workers needs whole numbers >= 1, separated by commas');
+  }
   return {
     directory,
     days,
     until,
     seed,
-    seconds: positive(argv, '--http-duration', 5),
-    rounds: positive(argv, '--http-rounds', 5),
-    connections: positive(argv, '--http-connections', 10),
+    seconds: positive(argv, '--http-duration', 3),
+    rounds: positive(argv, '--http-rounds', 3),
+    connections: positive(argv, '--http-connections', 8),
     liveSpeed: positive(argv, '--http-speed', 600),
+    workers,
     fresh: argv.includes('--http-fresh'),
-    abOnly: argv.includes('--http-ab'),
   };
 }

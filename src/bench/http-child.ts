@@ -13,13 +13,7 @@ import { fileURLToPath } from 'node:url';
 /** What a server child is told to run (argv[2] of http-server-child.js, as JSON). */
 export type ServerChildConfig =
   | {
-      /** `startServer` exactly as `gridquote serve` calls it (cache on, default budget). */
-      readonly mode: 'serve';
-      readonly db: string;
-      readonly logLevel: string | false;
-    }
-  | {
-      /** The same composition as startServer, but with the answer cache off: every answer is cold. */
+      /** The composition of startServer, but with the answer cache off: every answer is cold. */
       readonly mode: 'no-cache';
       readonly db: string;
       readonly logLevel: string | false;
@@ -46,7 +40,7 @@ export interface BaselineConfig {
 export interface ReadyMessage {
   readonly type: 'ready';
   readonly url: string;
-  /** A historical API key with very high (but not unlimited) rate limits, for server children. */
+  /** A historical API key with rate limits the load stays under (BENCH_RATE_LIMIT), for server children. */
   readonly key?: string;
   /** Server children: the trading days the store holds, ascending. */
   readonly dates?: readonly string[];
@@ -69,6 +63,12 @@ export interface ChildStats {
   readonly storeVersion: number | undefined;
 }
 
+/**
+ * The bench's API keys: rate-limited (so the limiter counts every request), at limits well above
+ * what this machine can serve, so that it never refuses one.
+ */
+export const BENCH_RATE_LIMIT = { perSecond: 1_000_000, perMinute: 60_000_000 } as const;
+
 export type ParentMessage = { readonly type: 'stats' } | { readonly type: 'stop' };
 
 export interface ChildOptions {
@@ -80,6 +80,7 @@ export interface ChildOptions {
 
 export interface Child {
   readonly ready: ReadyMessage;
+  readonly pid: number;
   /** CPU time, memory and the store's version, now. */
   stats(): Promise<ChildStats>;
   /** Asks the child to close and waits for it to exit. */
@@ -101,6 +102,7 @@ export async function startChild(
   const ready = await firstMessage(child, (message): message is ReadyMessage => isType(message, 'ready'));
   return {
     ready,
+    pid: child.pid ?? 0,
     async stats() {
       child.send({ type: 'stats' } satisfies ParentMessage);
       return firstMessage(child, (message): message is ChildStats => isType(message, 'stats'));

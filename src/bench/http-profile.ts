@@ -1,11 +1,11 @@
 import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { benchHttp, httpOptions } from './http-bench.js';
+import { httpOptions, profileTradelog } from './http-bench.js';
 
 /**
- * `node dist/bench/http-profile.js [--http-duration S]`: case (b) of the HTTP benchmark with the
- * server child under `node --cpu-prof`, then where its CPU time went: self and inclusive time
+ * `node .bench-build/bench/http-profile.js [--http-duration S]`: the cached trade-log case of the HTTP
+ * benchmark with `gridquote serve` under `node --cpu-prof`, then where its CPU time went: self and inclusive time
  * by function and self time by package, per request. Prints; writes nothing to the docs (the
  * profiler slows the server, so its throughput is not a measurement).
  */
@@ -165,17 +165,13 @@ async function main(): Promise<void> {
   rmSync(profiles, { recursive: true, force: true });
   mkdirSync(profiles, { recursive: true });
   const options = httpOptions(process.argv, directory, '20250221', 1);
-  const result = await benchHttp({
-    ...options,
-    profileOnly: true,
-    serveExecArgv: ['--cpu-prof', '--cpu-prof-dir', profiles],
-  });
+  const result = await profileTradelog(options, ['--cpu-prof', '--cpu-prof-dir', profiles]);
   const file = readdirSync(profiles).find((name) => name.endsWith('.cpuprofile'));
   if (file === undefined) throw new Error(`no profile written to ${profiles}`);
   const profile = JSON.parse(readFileSync(join(profiles, file), 'utf8')) as CpuProfile;
-  const requests = result.profiledRequests ?? 1;
+  const requests = result.requests;
   process.stdout.write(
-    `${Math.round(result.gridquote.requestsPerSecond)} req/s under the profiler (not a measurement); profile ${join(profiles, file)}\n`,
+    `${Math.round(result.requestsPerSecond)} req/s under the profiler (not a measurement); profile ${join(profiles, file)}\n`,
   );
   process.stdout.write(`${formatProfile(summariseProfile(profile), requests)}\n`);
 }

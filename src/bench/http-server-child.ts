@@ -2,22 +2,19 @@ import { Writable } from 'node:stream';
 import { PROCESS_IO } from '../cli/cli-io.js';
 import { startDemo } from '../cli/demo.js';
 import { seedStore } from '../cli/seed.js';
-import { startServer } from '../cli/serve.js';
 import { createApiKey } from '../http/api-keys.js';
 import { buildApp } from '../http/app.js';
 import { openStore } from '../store/open-store.js';
 import type { MarketStore } from '../store/store.js';
-import { type ServerChildConfig, sendReady, serveParent } from './http-child.js';
+import { BENCH_RATE_LIMIT, type ServerChildConfig, sendReady, serveParent } from './http-child.js';
 
 /**
  * A gridquote server in its own process for the HTTP benchmark (http-bench.ts): argv[2] is a
- * ServerChildConfig as JSON. It adds an API key of its own (historical, with rate limits far
- * above any load the bench can make, but not 0, so the limiter still counts every request),
- * reports `ready` over IPC and stops when told to.
+ * ServerChildConfig as JSON: the servers `gridquote serve` cannot be (the answer cache off, the
+ * demo's live exchange); the cached cases run `gridquote serve` itself. It adds an API key of its
+ * own (BENCH_RATE_LIMIT), reports `ready` over IPC and stops when told to.
  */
 
-/** High enough never to refuse, low enough that the limiter still runs (0 would skip it). */
-const BENCH_LIMIT = 1_000_000_000;
 const HOST = '127.0.0.1';
 
 const config = JSON.parse(process.argv[2] ?? '{}') as ServerChildConfig;
@@ -30,23 +27,6 @@ interface Started {
 
 async function start(): Promise<Started> {
   switch (config.mode) {
-    case 'serve': {
-      // Writable as on main before read-only serving: the child inserts its own key below.
-      const server = await startServer({
-        db: config.db,
-        writable: true,
-        port: 0,
-        host: HOST,
-        logLevel: config.logLevel,
-      });
-      return {
-        url: server.url,
-        store: server.store,
-        close: async () => {
-          await server.close();
-        },
-      };
-    }
     case 'no-cache': {
       // startServer has no cache setting: the same composition as its own, with cacheBytes 0.
       const store = await openStore(config.db, { access: 'write' });
@@ -107,8 +87,7 @@ const started = await start();
 const key = createApiKey({
   level: 'historical',
   name: 'bench http',
-  perSecond: BENCH_LIMIT,
-  perMinute: BENCH_LIMIT,
+  ...BENCH_RATE_LIMIT,
   now: new Date(),
 });
 await started.store.keys.insertKey(key.record);

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { benchHttp, httpOptions } from './http-bench.js';
+import { benchHttp, HTTP_FLAGS, httpOptions } from './http-bench.js';
 import { httpSection } from './http-report.js';
 import { benchIngest, type IngestBenchResult } from './ingest-bench.js';
 import { formatCount, formatMiB, perSecond } from './measure.js';
@@ -10,9 +10,7 @@ import { benchSeed, type SeedBenchResult } from './seed-bench.js';
 
 /**
  * `npm run bench`: runs the benchmarks in sequence and rewrites their sections of
- * docs/benchmarks.md (other sections are kept). Flags: --ingest-days N (default 20),
- * --seed-days N (default 250), --no-seed; the HTTP benchmark: --no-http, --http-only and the
- * --http-* flags of http-bench.ts.
+ * docs/benchmarks.md (other sections are kept). `--help` lists the flags (USAGE).
  */
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -22,6 +20,21 @@ const UNTIL = '20250221';
 const SEED = 1;
 const TARGET_EVENTS_PER_SECOND = 100_000;
 
+const USAGE = [
+  'Usage: npm run bench -- [flags]   (or: node --expose-gc .bench-build/bench/run.js [flags], after npm run bench has built it)',
+  '',
+  'Runs the benchmarks and rewrites their sections of docs/benchmarks.md (text outside them is kept).',
+  '',
+  '  --help               this text; runs nothing',
+  '  --ingest-days N      simulated days of the ingest benchmark (default 20)',
+  '  --seed-days N        trading days of the seed benchmark (default 250)',
+  '  --no-seed            skip the seed benchmark',
+  '  --no-http            skip the HTTP benchmark',
+  '  --http-only          only the HTTP benchmark (needs wrk; installed when root, else it says how)',
+  ...HTTP_FLAGS.map(([name, text]) => `  ${name.padEnd(20)} ${text}`),
+  '',
+].join('\n');
+
 function flag(name: string, fallback: number): number {
   const index = process.argv.indexOf(name);
   const value = index >= 0 ? Number(process.argv[index + 1]) : fallback;
@@ -30,15 +43,16 @@ function flag(name: string, fallback: number): number {
 }
 
 async function main(): Promise<void> {
+  if (process.argv.includes('--help') || process.argv.includes('-h')) {
+    process.stdout.write(USAGE);
+    return;
+  }
   if (!process.argv.includes('--http-only')) await ingestAndSeed();
   if (!process.argv.includes('--no-http')) {
     // Its own cache directory: the seeded history is kept between runs (SCRATCH is not).
     const options = httpOptions(process.argv, join(ROOT, '.bench-tmp', 'http'), UNTIL, SEED);
     const section = httpSection(await benchHttp(options));
-    if (options.abOnly) {
-      process.stdout.write(`${section}\n`);
-      return;
-    }
+    process.stderr.write(`${section}\n`);
     writeSection('http', section);
     process.stderr.write(`bench: wrote ${DOC}\n`);
   }
@@ -129,7 +143,7 @@ function ingestSection(
           '',
         ]
       : []),
-    'Reproduce: `npm run bench` (or `node --expose-gc dist/bench/run.js --ingest-days 20 --seed-days 250`).',
+    'Reproduce: `npm run bench` (or `npm run bench -- --ingest-days 20 --seed-days 250 --no-http`).',
   ].join('\n');
 }
 
