@@ -204,3 +204,12 @@ function nonEmpty(what: string): (text: string) => Parsed<string> {
   return (text) =>
     text.trim() === '' ? { problem: `must be ${what}, got an empty value` } : { value: text };
 }
+
+/**
+ * The PostgreSQL server tests may use (GRIDQUOTE_TEST_PG_URL); undefined skips those tests.
+ * Read here because this module is the only reader of the environment.
+ */
+export function testPostgresUrl(): string | undefined {
+  const url = process.env.GRIDQUOTE_TEST_PG_URL;
+  return url === undefined || url === '' ? undefined : url;
+}

@@ -1,0 +1,203 @@
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { everyAnswer } from '../../../test/store-answers.js';
+import { EventConflictError } from '../event-conflict-error.js';
+import { MEMORY, openSqliteStore } from '../sqlite/open-sqlite-store.js';
+import type { ValidatedEvent } from '../store.js';
+import { dayOne, dayThree, dayTwo } from '../store-contract.js';
+import { settle, trade } from '../store-contract-events.js';
+import type { MarketStore } from './async-store.js';
+import { SCHEMA_VERSION } from './migrations.js';
+import { openPostgresStore, StoreUnreachableError } from './open-postgres-store.js';
+import { reportSkipped, TEST_PG_URL, testSchemas } from './test-schemas.js';
+
+reportSkipped('PostgreSQL store tests');
+const schemas = testSchemas();
+const D1 = '20250219';
+
+afterAll(async () => {
+  if (TEST_PG_URL !== undefined) await schemas.dropAll();
+});
+
+const corrections = (): ValidatedEvent[] => [
+  settle(D1, 30, 'BNH2026', 12410, null, '161500'),
+  settle(D1, 31, 'BNH2026', 12420, null, '155900'),
+  settle(D1, 32, 'BNH20260012000C', 565, 2230, '160100'),
+];
+const DATES = ['20250219', '20250220', '20250221'];
+
+async function lines(store: MarketStore, date?: string): Promise<string[]> {
+  const out: string[] = [];
+  for await (const line of store.events.lines(date === undefined ? undefined : { date })) out.push(line);
+  return out;
+}
+
+describe.skipIf(TEST_PG_URL === undefined)('postgres store', () => {
+  it('answers every reader question as the SQLite store does, whatever the arrival order', async () => {
+    const events = [...dayOne(), ...corrections(), ...dayTwo(), ...dayThree()];
+    const sqlite = openSqliteStore(MEMORY);
+    sqlite.writer.append(events);
+    const expected = await everyAnswer(sqlite.reader, DATES);
+    sqlite.close();
+    const arrivals: ((s: MarketStore) => Promise<unknown>)[] = [
+      (s) => s.writer.append(events),
+      (s) => s.writer.append([...events].reverse()),
+      async (s) => {
+        for (const event of [...events].reverse()) await s.writer.append([event]);
+      },
+      async (s) => {
+        const batch = await s.writer.begin();
+        for (const event of events) await batch.append([event]);
+        await batch.commit();
+      },
+    ];
+    for (const arrive of arrivals) {
+      const store = await schemas.open();
+      try {
+        await arrive(store);
+        expect(await everyAnswer(store.reader, DATES)).toEqual(expected);
+        expect(await lines(store)).toEqual(
+          [...dayOne(), ...corrections(), ...dayTwo(), ...dayThree()]
+            .map((e) => e.line)
+            .sort(byIdentity(events)),
+        );
+      } finally {
+        await store.close();
+      }
+    }
+  });
+
+  it('skips replays, refuses conflicts and stores nothing of a refused batch', async () => {
+    const store = await schemas.open();
+    try {
+      expect(await store.writer.append(dayOne())).toEqual({ added: 27, skipped: 0 });
+      expect(await store.writer.append(dayOne())).toEqual({ added: 0, skipped: 27 });
+      const before = await lines(store);
+      const fresh = trade(D1, 99, '150500', 'BNH2026', 12400, 1);
+      const changed = trade(D1, 6, '103000', 'BNH2026', 12502, 3);
+      const refusal = store.writer.append([fresh, changed]);
+      await expect(refusal).rejects.toBeInstanceOf(EventConflictError);
+      await expect(refusal).rejects.toMatchObject({ index: 1, date: D1, seq: 6 });
+      expect(await lines(store)).toEqual(before);
+      expect(await store.reader.version()).toBe(27);
+      expect(await store.writer.append([fresh])).toEqual({ added: 1, skipped: 0 });
+      expect(await store.reader.version()).toBe(28);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('keeps a batch usable after a refused append, and rolls a batch back whole', async () => {
+    const store = await schemas.open();
+    try {
+      const dropped = await store.writer.begin();
+      await dropped.append(dayOne());
+      await dropped.rollback();
+      expect(await store.reader.version()).toBe(0);
+      expect(await lines(store)).toEqual([]);
+      const batch = await store.writer.begin();
+      await batch.append(dayOne());
+      await expect(
+        batch.append([trade(D1, 99, '150500', 'BNH2026', 1, 1), trade(D1, 6, '103000', 'BNH2026', 1, 1)]),
+      ).rejects.toBeInstanceOf(EventConflictError);
+      await batch.append(dayTwo());
+      expect(await batch.commit()).toEqual({ added: 34, skipped: 0 });
+      expect(await lines(store, '20250220')).toEqual(dayTwo().map((event) => event.line));
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('announces commits in process at once and to another process by NOTIFY', async () => {
+    const schema = schemas.name();
+    const writer = await openPostgresStore(TEST_PG_URL ?? '', { schema, migrate: true });
+    try {
+      const seen: unknown[] = [];
+      const remoteSeen: unknown[] = [];
+      writer.onAppend((notice) => seen.push(notice));
+      const other = await openPostgresStore(TEST_PG_URL ?? '', { schema });
+      try {
+        // a commit before the other store listens is announced too: it reads the version once listening
+        other.onAppend((notice) => remoteSeen.push(notice));
+        await writer.writer.append(dayOne());
+        expect(seen).toEqual([{ version: 27, added: 27, dates: [D1], revisions: new Map([[D1, 27]]) }]);
+        await waitFor(() => remoteSeen.length > 0);
+        expect(remoteSeen).toEqual([{ version: 27, added: 0, dates: [D1], revisions: new Map([[D1, 27]]) }]);
+      } finally {
+        await other.close();
+      }
+    } finally {
+      await writer.close();
+    }
+  });
+
+  it('creates its schema at the current version and refuses a newer one', async () => {
+    const schema = schemas.name();
+    const store = await openPostgresStore(TEST_PG_URL ?? '', { schema, migrate: true });
+    await store.writer.append(dayOne());
+    await store.close();
+    const client = new pg.Client({ connectionString: TEST_PG_URL, options: `-c search_path=${schema}` });
+    await client.connect();
+    try {
+      const versions = await client.query('SELECT version FROM gridquote_schema ORDER BY version');
+      expect(versions.rows.map((row) => row.version)).toEqual(
+        [...Array(SCHEMA_VERSION).keys()].map((i) => i + 1),
+      );
+      const partitions = await client.query(
+        "SELECT relname FROM pg_class WHERE relname LIKE '%\\_202502' AND relnamespace = current_schema()::regnamespace ORDER BY relname",
+      );
+      expect(partitions.rows.map((row) => row.relname)).toEqual([
+        'events_202502',
+        'ticks_202502',
+        'trades_202502',
+      ]);
+      // reopening without migrating: the schema is this program's, and the data is there
+      const reopened = await openPostgresStore(TEST_PG_URL ?? '', { schema });
+      expect(await reopened.reader.version()).toBe(27);
+      await reopened.close();
+      await client.query('INSERT INTO gridquote_schema (version) VALUES ($1)', [SCHEMA_VERSION + 1]);
+    } finally {
+      await client.end();
+    }
+    await expect(openPostgresStore(TEST_PG_URL ?? '', { schema, migrate: true })).rejects.toThrow(
+      /newer than this program/,
+    );
+    await expect(openPostgresStore(TEST_PG_URL ?? '', { schema })).rejects.toThrow(/newer than this program/);
+  });
+
+  it('refuses to serve an unmigrated schema, saying what to run', async () => {
+    await expect(openPostgresStore(TEST_PG_URL ?? '', { schema: schemas.name() })).rejects.toThrow(
+      /schema version 0 is older .* run gridquote migrate/,
+    );
+  });
+});
+
+describe('postgres store without a server', () => {
+  it('says in one line that the server cannot be reached', async () => {
+    const opening = openPostgresStore('postgres://someone:secret@127.0.0.1:1/test', {
+      connectTimeoutMs: 2000,
+    });
+    await expect(opening).rejects.toBeInstanceOf(StoreUnreachableError);
+    await expect(opening).rejects.toThrow(/^cannot reach PostgreSQL at 127\.0\.0\.1:1\/test: .*ECONNREFUSED/);
+    await opening.catch((error: Error) => {
+      expect(error.message).not.toContain('secret');
+      expect(error.message).not.toContain('\n');
+    });
+  });
+});
+
+/** Export order: by date then seq. */
+function byIdentity(events: readonly ValidatedEvent[]) {
+  const key = new Map(
+    events.map((event) => [event.line, `${event.date}/${String(event.seq).padStart(12, '0')}`]),
+  );
+  return (a: string, b: string) => ((key.get(a) ?? '') < (key.get(b) ?? '') ? -1 : 1);
+}
+
+async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
