@@ -116,6 +116,20 @@ export const SETTINGS = {
     fallback: undefined as string | undefined,
     parse: secretToken,
   },
+  pgPoolMax: {
+    env: 'GRIDQUOTE_PG_POOL_MAX',
+    placeholder: 'n',
+    description: 'PostgreSQL store: connections for reads at most (requests beyond wait for one)',
+    fallback: 10,
+    parse: (text) => wholeNumber(text, 1, 1_000, 'a number of connections'),
+  },
+  pgStatementTimeoutMs: {
+    env: 'GRIDQUOTE_PG_STATEMENT_TIMEOUT_MS',
+    placeholder: 'ms',
+    description: 'PostgreSQL store: the server cancels any read taking longer (the request gets 503)',
+    fallback: 5_000,
+    parse: (text) => wholeNumber(text, 100, 10 * MINUTE_MS, 'milliseconds'),
+  },
 } satisfies Readonly<Record<string, Setting<unknown>>>;
 
 export type SettingName = keyof typeof SETTINGS;
