@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { everyAnswer } from '../../../test/store-answers.js';
+import { startTcpProxy } from '../../../test/tcp-proxy.js';
 import { EventConflictError } from '../event-conflict-error.js';
 import { MEMORY, openSqliteStore } from '../sqlite/open-sqlite-store.js';
 import type { ValidatedEvent } from '../store.js';
@@ -201,3 +202,56 @@ async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
+
+describe.skipIf(TEST_PG_URL === undefined)('postgres store losing its server', () => {
+  it('fails its operations while the server is away and works again once it is back', async () => {
+    const target = new URL(TEST_PG_URL ?? 'postgres://localhost');
+    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+    const viaProxy = new URL(target);
+    viaProxy.hostname = '127.0.0.1';
+    viaProxy.port = String(proxy.port);
+    const schema = schemas.name();
+    const store = await openPostgresStore(viaProxy.href, { schema, migrate: true, connectTimeoutMs: 1000 });
+    try {
+      await store.writer.append(dayOne());
+      expect(await store.reader.version()).toBe(27);
+      await proxy.cut();
+      await expect(store.reader.version()).rejects.toThrow();
+      await expect(store.reader.dates()).rejects.toThrow();
+      await expect(store.keys.listKeys()).rejects.toThrow();
+      await proxy.restore();
+      // the pool opens new connections on demand: no reopening, no restart
+      await waitFor(async () => (await store.reader.version().catch(() => -1)) === 27);
+      expect(await store.reader.dates()).toEqual([D1]);
+      expect(await store.writer.append(dayTwo())).toEqual({ added: 7, skipped: 0 });
+    } finally {
+      await store.close();
+      await proxy.close();
+    }
+  });
+
+  it('bounds every read by the statement timeout', async () => {
+    const schema = schemas.name();
+    const store = await openPostgresStore(TEST_PG_URL ?? '', {
+      schema,
+      migrate: true,
+      statementTimeoutMs: 200,
+    });
+    const blocker = new pg.Client({ connectionString: TEST_PG_URL });
+    await blocker.connect();
+    try {
+      await store.writer.append(dayOne());
+      // a lock held elsewhere makes the read wait: the timeout ends it
+      await blocker.query('BEGIN');
+      await blocker.query(`LOCK TABLE ${pg.escapeIdentifier(schema)}.days IN ACCESS EXCLUSIVE MODE`);
+      const started = Date.now();
+      await expect(store.reader.dates()).rejects.toThrow(/statement timeout/);
+      expect(Date.now() - started).toBeLessThan(10_000);
+      await blocker.query('ROLLBACK');
+      expect(await store.reader.dates()).toEqual([D1]);
+    } finally {
+      await blocker.end();
+      await store.close();
+    }
+  });
+});
