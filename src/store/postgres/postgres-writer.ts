@@ -9,7 +9,7 @@ import type { AppendResult, ValidatedEvent, ValidatedTrade } from '../store.js';
 import type { AppendNotice, MarketWriter, WriteBatch } from './async-store.js';
 import { CopyRows } from './copy-rows.js';
 import { Partitions } from './postgres-partitions.js';
-import { UPSERT_DAILY, UPSERT_DATAMINE, UPSERT_DAY, upsertRows } from './upserts.js';
+import { CONTRACTS, DAILY, DATAMINE, DAYS, INDEX_VALUES, type Row, upsertRows } from './upserts.js';
 
 /**
  * Appends events and maintains every view in the same transaction, exactly as the SQLite
@@ -352,16 +352,7 @@ export function createPostgresWriter(
       info.qeThirds,
     ]);
     newContracts = [];
-    await upsertRows(
-      client,
-      `INSERT INTO contracts (code, market, instrument, root, month, year, strike_cents, option_type, hours,
-        mw_tenths, datamine_class, region, qe_thirds)
-        SELECT * FROM unnest($1::text[], $2::smallint[], $3::smallint[], $4::text[], $5::smallint[],
-          $6::smallint[], $7::bigint[], $8::text[], $9::integer[], $10::integer[], $11::text[], $12::text[],
-          $13::integer[])
-        ON CONFLICT (code) DO NOTHING`,
-      rows,
-    );
+    await upsertRows(client, CONTRACTS, rows);
   }
 
   function sumAll(events: readonly ValidatedEvent[], fresh: readonly number[]): void {
@@ -394,19 +385,20 @@ export function createPostgresWriter(
         ofDate.push(settle);
       }
     }
-    const daily: unknown[][] = [];
-    const days: unknown[][] = [];
-    const datamine: unknown[][] = [];
+    const daily: Row[] = [];
+    const days: Row[] = [];
+    const datamine: Row[] = [];
+    // ViewBatch passes numbers, strings and nulls only (its rows' fields)
     const collecting: ViewStatements = {
-      daily: { run: (...row: unknown[]) => daily.push(row) },
-      day: { run: (...row: unknown[]) => days.push(row) },
-      datamine: { run: (...row: unknown[]) => datamine.push(row) },
+      daily: { run: (...row: unknown[]) => daily.push(row as Row) },
+      day: { run: (...row: unknown[]) => days.push(row as Row) },
+      datamine: { run: (...row: unknown[]) => datamine.push(row as Row) },
       storedSettles: { all: (date: unknown) => stored.get(date as number) ?? [] },
     };
     views.write(collecting, pushSupersededSettle);
-    await upsertRows(client, UPSERT_DAILY, daily);
-    await upsertRows(client, UPSERT_DAY, days);
-    await upsertRows(client, UPSERT_DATAMINE, datamine);
+    await upsertRows(client, DAILY, daily);
+    await upsertRows(client, DAYS, days);
+    await upsertRows(client, DATAMINE, datamine);
   }
 
   function clearViews(): void {
@@ -423,15 +415,7 @@ export function createPostgresWriter(
     if (indexRows.size > 0) {
       const rows = [...indexRows.values()];
       indexRows = new Map();
-      await upsertRows(
-        client,
-        `INSERT INTO index_values AS v (name, date, year, value_cents, seq)
-          SELECT * FROM unnest($1::text[], $2::integer[], $3::integer[], $4::bigint[], $5::bigint[])
-          ON CONFLICT (name, date, year) DO UPDATE SET
-            value_cents = CASE WHEN excluded.seq > v.seq THEN excluded.value_cents ELSE v.value_cents END,
-            seq = greatest(v.seq, excluded.seq)`,
-        rows,
-      );
+      await upsertRows(client, INDEX_VALUES, rows);
     }
   }
 
@@ -586,28 +570,41 @@ export function createPostgresWriter(
 /**
  * Idempotency (as sqlite/event-identity.ts): an event is a replay when its (date, seq) is
  * stored, or earlier in the same batch, with an identical line; with a different line it is a
- * conflict, and nothing of the batch is written. The stored lines of the whole batch come in
- * one query.
+ * conflict, and nothing of the batch is written. A feed mostly arrives in seq order, so the
+ * highest stored seq of each date is read first, and only events at or below it are looked up
+ * (in one query for the batch).
  */
 async function classify(
   client: pg.ClientBase,
   events: readonly ValidatedEvent[],
 ): Promise<{ fresh: number[]; skipped: number }> {
-  const dates: number[] = [];
-  const seqs: number[] = [];
-  for (const event of events) {
-    dates.push(dateToInt(event.date));
-    seqs.push(event.seq);
-  }
-  const result = await client.query({
-    text: `SELECT e.date, e.seq, e.line FROM events e
-      JOIN unnest($1::integer[], $2::bigint[]) AS k(date, seq) ON e.date = k.date AND e.seq = k.seq`,
-    values: [dates, seqs],
+  const dates = events.map((event) => dateToInt(event.date));
+  const highest = await client.query({
+    text: 'SELECT d, (SELECT max(seq) FROM events WHERE date = d) FROM unnest($1::integer[]) AS d',
+    values: [[...new Set(dates)]],
     rowMode: 'array',
   });
+  const stored = new Map(highest.rows as [number, number | null][]);
+  const probeDates: number[] = [];
+  const probeSeqs: number[] = [];
+  events.forEach((event, index) => {
+    const date = dates[index] as number;
+    if (event.seq <= (stored.get(date) ?? -1)) {
+      probeDates.push(date);
+      probeSeqs.push(event.seq);
+    }
+  });
   const known = new Map<string, string>();
-  for (const [date, seq, line] of result.rows as [number, number, string][])
-    known.set(`${date}/${seq}`, line);
+  if (probeDates.length > 0) {
+    const result = await client.query({
+      text: `SELECT e.date, e.seq, e.line FROM events e
+        JOIN unnest($1::integer[], $2::bigint[]) AS k(date, seq) ON e.date = k.date AND e.seq = k.seq`,
+      values: [probeDates, probeSeqs],
+      rowMode: 'array',
+    });
+    for (const [date, seq, line] of result.rows as [number, number, string][])
+      known.set(`${date}/${seq}`, line);
+  }
   const fresh: number[] = [];
   let skipped = 0;
   for (let index = 0; index < events.length; index += 1) {
