@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import type { AppendNotice, MarketStore } from './async-store.js';
+import type { AppendNotice, MarketStore } from '../store.js';
 import { checkSchema, migrate } from './migrations.js';
 import { createPostgresEventLog } from './postgres-event-log.js';
 import { createPostgresKeyStore } from './postgres-keys.js';

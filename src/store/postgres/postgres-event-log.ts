@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { dateToInt } from '../sqlite/ids.js';
-import type { EventLog } from './async-store.js';
+import type { EventLog } from '../store.js';
 
 /** Lines per page: an export holds one page in memory, never the whole stream. */
 const PAGE = 5_000;

@@ -1,6 +1,5 @@
 import type pg from 'pg';
-import type { ApiKeyRecord } from '../store.js';
-import type { KeyStore } from './async-store.js';
+import type { ApiKeyRecord, KeyStore } from '../store.js';
 
 type KeyRow = [
   id: string,

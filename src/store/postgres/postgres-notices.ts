@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { AppendNotice, MarketReader } from './async-store.js';
+import type { AppendNotice, MarketReader } from '../store.js';
 
 /** How long to wait before listening again after the listening connection was lost. */
 const RELISTEN_MS = 1000;

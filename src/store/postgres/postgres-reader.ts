@@ -22,10 +22,10 @@ import type {
   DateScope,
   EndOfDayRow,
   IntradayRow,
+  MarketReader,
   MarketScope,
   TradeRow,
 } from '../store.js';
-import type { MarketReader } from './async-store.js';
 
 /**
  * MarketReader over the PostgreSQL views: the statements of the SQLite reader

@@ -4,16 +4,19 @@ import { everyAnswer } from '../../../test/store-answers.js';
 import { startTcpProxy } from '../../../test/tcp-proxy.js';
 import { EventConflictError } from '../event-conflict-error.js';
 import { MEMORY, openSqliteStore } from '../sqlite/open-sqlite-store.js';
-import type { ValidatedEvent } from '../store.js';
-import { dayOne, dayThree, dayTwo } from '../store-contract.js';
+import type { MarketStore, ValidatedEvent } from '../store.js';
+import { dayOne, dayThree, dayTwo, describeMarketStore } from '../store-contract.js';
 import { settle, trade } from '../store-contract-events.js';
-import type { MarketStore } from './async-store.js';
 import { SCHEMA_VERSION } from './migrations.js';
 import { openPostgresStore, StoreUnreachableError } from './open-postgres-store.js';
 import { reportSkipped, TEST_PG_URL, testSchemas } from './test-schemas.js';
 
 reportSkipped('PostgreSQL store tests');
 const schemas = testSchemas();
+
+describe.skipIf(TEST_PG_URL === undefined)('postgres', () => {
+  describeMarketStore('postgres', () => schemas.open());
+});
 const D1 = '20250219';
 
 afterAll(async () => {
@@ -37,9 +40,9 @@ describe.skipIf(TEST_PG_URL === undefined)('postgres store', () => {
   it('answers every reader question as the SQLite store does, whatever the arrival order', async () => {
     const events = [...dayOne(), ...corrections(), ...dayTwo(), ...dayThree()];
     const sqlite = openSqliteStore(MEMORY);
-    sqlite.writer.append(events);
+    await sqlite.writer.append(events);
     const expected = await everyAnswer(sqlite.reader, DATES);
-    sqlite.close();
+    await sqlite.close();
     const arrivals: ((s: MarketStore) => Promise<unknown>)[] = [
       (s) => s.writer.append(events),
       (s) => s.writer.append([...events].reverse()),

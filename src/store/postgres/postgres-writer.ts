@@ -5,8 +5,14 @@ import { EventConflictError } from '../event-conflict-error.js';
 import { type ContractInfo, contractInfo } from '../sqlite/contract-info.js';
 import { dateToInt, INSTRUMENT_IDS, MARKET_IDS, TICK_KIND_IDS, timeToInt } from '../sqlite/ids.js';
 import { type ContractKey, type Settle, ViewBatch, type ViewStatements } from '../sqlite/view-batch.js';
-import type { AppendResult, ValidatedEvent, ValidatedTrade } from '../store.js';
-import type { AppendNotice, MarketWriter, WriteBatch } from './async-store.js';
+import type {
+  AppendNotice,
+  AppendResult,
+  MarketWriter,
+  ValidatedEvent,
+  ValidatedTrade,
+  WriteBatch,
+} from '../store.js';
 import { CopyRows } from './copy-rows.js';
 import { Partitions } from './postgres-partitions.js';
 import { CONTRACTS, DAILY, DATAMINE, DAYS, INDEX_VALUES, type Row, upsertRows } from './upserts.js';

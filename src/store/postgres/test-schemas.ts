@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { testPostgresUrl } from '../../config.js';
-import type { MarketStore } from './async-store.js';
+import type { MarketStore } from '../store.js';
 import { openPostgresStore, type PostgresStoreOptions } from './open-postgres-store.js';
 
 /** The test server's URL, or undefined: tests needing PostgreSQL then skip, saying so. */
