@@ -227,3 +227,11 @@ export function testPostgresUrl(): string | undefined {
   const url = process.env.GRIDQUOTE_TEST_PG_URL;
   return url === undefined || url === '' ? undefined : url;
 }
+
+/**
+ * Which store the HTTP and invariant suites run over (GRIDQUOTE_TEST_STORE: `sqlite`, the
+ * default, or `postgres`); vitest.config.ts runs them once per store.
+ */
+export function testStoreKind(): 'sqlite' | 'postgres' {
+  return process.env.GRIDQUOTE_TEST_STORE === 'postgres' ? 'postgres' : 'sqlite';
+}
