@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * Two projects: every test over the SQLite store, and the suites that take their store from
+ * Two projects: every test (suites with a store kind over SQLite), and the suites that take their store from
  * test/fixtures.ts (openTestStore: the HTTP routes through test/api-harness.ts, the invariants)
  * again over PostgreSQL, without duplicating them. The second runs only when a PostgreSQL
  * server is given (GRIDQUOTE_TEST_PG_URL; .ci/run sets it).
@@ -24,7 +24,7 @@ const common = { testTimeout: 60_000, hookTimeout: 120_000 };
 export default defineConfig({
   test: {
     projects: [
-      { test: { name: 'sqlite', include: ['src/**/*.test.ts', 'test/**/*.test.ts'], ...common } },
+      { test: { name: 'all', include: ['src/**/*.test.ts', 'test/**/*.test.ts'], ...common } },
       ...(withPostgres
         ? [
             {
