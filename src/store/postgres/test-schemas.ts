@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { testPostgresUrl } from '../../config.js';
 import type { MarketStore } from '../store.js';
+import { dropSchemas } from './drop-schemas.js';
 import { openPostgresStore, type PostgresStoreOptions } from './open-postgres-store.js';
 
 /** The test server's URL, or undefined: tests needing PostgreSQL then skip, saying so. */
@@ -31,16 +31,7 @@ export function testSchemas() {
       return openPostgresStore(url, { migrate: true, schema: this.name(), ...options });
     },
     async dropAll(): Promise<void> {
-      if (created.length === 0) return;
-      const client = new pg.Client({ connectionString: url });
-      await client.connect();
-      try {
-        for (const schema of created.splice(0)) {
-          await client.query(`DROP SCHEMA IF EXISTS ${pg.escapeIdentifier(schema)} CASCADE`);
-        }
-      } finally {
-        await client.end();
-      }
+      await dropSchemas(url, created.splice(0));
     },
   };
 }
