@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openSqliteStore } from '../store/sqlite/open-sqlite-store.js';
+import { openStore } from '../store/open-store.js';
 import type { CliIo } from './cli-io.js';
 import { demoBanner, startDemo } from './demo.js';
 
@@ -21,7 +21,7 @@ function io(): CliIo & { errors: () => string } {
     stderr,
     stdin: new PassThrough().end(),
     now: () => new Date(),
-    openStore: openSqliteStore,
+    openStore,
     errors: () => text,
   };
 }

@@ -49,6 +49,7 @@ export async function startDemo(io: CliIo, options: DemoOptions): Promise<Runnin
   const empty = await withStore(
     io,
     options.db,
+    { access: 'write', create: true },
     async (store) => (await store.reader.latestDate()) === undefined,
   );
   if (empty) {
@@ -60,6 +61,7 @@ export async function startDemo(io: CliIo, options: DemoOptions): Promise<Runnin
   }
   const server = await startServer({
     db: options.db,
+    writable: true,
     port: options.port,
     host: options.host,
     logLevel: 'warn',

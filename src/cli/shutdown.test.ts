@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seededStore } from '../../test/fixtures.js';
 import { createApiKey } from '../http/api-keys.js';
 import { buildApp } from '../http/app.js';
+import { openStore } from '../store/open-store.js';
 import { openSqliteStore } from '../store/sqlite/open-sqlite-store.js';
 import type { CliIo } from './cli-io.js';
 import { startDemo } from './demo.js';
@@ -279,7 +280,7 @@ describe('the demo', () => {
       stderr,
       stdin: new PassThrough().end(),
       now: () => new Date(),
-      openStore: openSqliteStore,
+      openStore,
     };
     const demo = await startDemo(io, {
       db: demoDb,
