@@ -35,6 +35,9 @@ export interface ServerOptions {
   readonly shutdownGraceMs?: number;
   /** Opens GET /metrics to any client sending it; without one only loopback clients may scrape. */
   readonly metricsToken?: string;
+  /** PostgreSQL only: read connections at most, and the read statement timeout. */
+  readonly pgPoolMax?: number;
+  readonly pgStatementTimeoutMs?: number;
 }
 
 export interface RunningServer {
@@ -54,6 +57,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const store = await openStore(options.db, {
     access: options.writable === true ? 'write' : 'read',
     purpose: 'for serving',
+    ...(options.pgPoolMax === undefined ? {} : { poolMax: options.pgPoolMax }),
+    ...(options.pgStatementTimeoutMs === undefined
+      ? {}
+      : { statementTimeoutMs: options.pgStatementTimeoutMs }),
   });
   const logLevel = options.logLevel ?? 'info';
   const app = buildApp({
@@ -115,6 +122,8 @@ export function registerServe(program: Command, io: CliIo = PROCESS_IO): Command
       limits: config,
       shutdownGraceMs: config.shutdownGraceMs,
       metricsToken: config.metricsToken,
+      pgPoolMax: config.pgPoolMax,
+      pgStatementTimeoutMs: config.pgStatementTimeoutMs,
     });
     io.stderr.write(`serving ${describeLocation(config.db)} at ${server.url}\n`);
     await runUntilSignal(

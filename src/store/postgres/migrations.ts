@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { StoreOpenError } from '../store-open-error.js';
 
 /**
  * Schema migrations, applied in order, one way; the table gridquote_schema holds the versions
@@ -210,9 +211,7 @@ export const MIGRATIONS: readonly string[] = [
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
 /** A store whose schema this program cannot serve as it is: newer, or not yet migrated. */
-export class SchemaVersionError extends Error {
-  override readonly name = 'SchemaVersionError';
-}
+export class SchemaVersionError extends StoreOpenError {}
 
 const VERSIONS_TABLE = `CREATE TABLE IF NOT EXISTS gridquote_schema (
   version integer PRIMARY KEY,

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { AppendNotice, MarketStore } from '../store.js';
-import { checkSchema, migrate } from './migrations.js';
+import { StoreBusyError, StoreOpenError } from '../store-open-error.js';
+import { checkSchema, migrate, SCHEMA_VERSION, schemaVersion } from './migrations.js';
 import { createPostgresEventLog } from './postgres-event-log.js';
 import { createPostgresKeyStore } from './postgres-keys.js';
 import { RemoteNotices } from './postgres-notices.js';
@@ -9,11 +10,21 @@ import { createPostgresReader } from './postgres-reader.js';
 import { EXACT_TYPES } from './postgres-types.js';
 import { createPostgresWriter } from './postgres-writer.js';
 
+/** open-store.ts's OpenStoreOptions, and what only PostgreSQL has (all optional). */
 export interface PostgresStoreOptions {
   /**
-   * Apply pending migrations (seed, ingest, demo, keys, migrate); otherwise the schema must
-   * already be this program's (serve, export), and opening refuses with what to run.
+   * `write` (the default) applies pending migrations (seed, ingest, demo, keys create); `read`
+   * (serve, export, keys list) changes nothing: the schema must be this program's, else opening
+   * refuses with what to run, and writes through the store are refused.
    */
+  readonly access?: 'read' | 'write';
+  /** Whether an empty database (no gridquote schema yet) may be set up: seed, ingest, demo, migrate. */
+  readonly create?: boolean;
+  /** Why it is read-only, for the refusal of a write ("for serving"). */
+  readonly purpose?: string;
+  /** Longest wait for another writer (its transaction holds the version row), ms. */
+  readonly lockWaitMs?: number;
+  /** Set up or upgrade the schema whatever the access (tests, tools); implies create. */
   readonly migrate?: boolean;
   /** The PostgreSQL schema holding the store (created when migrating); the URL's search_path otherwise. */
   readonly schema?: string;
@@ -28,11 +39,10 @@ export interface PostgresStoreOptions {
 export const DEFAULT_POOL_MAX = 10;
 export const DEFAULT_STATEMENT_TIMEOUT_MS = 5_000;
 const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
+const DEFAULT_LOCK_WAIT_MS = 30_000;
 
 /** The server cannot be reached (at start): one line naming it, never its password. */
-export class StoreUnreachableError extends Error {
-  override readonly name = 'StoreUnreachableError';
-}
+export class StoreUnreachableError extends StoreOpenError {}
 
 /**
  * Opens a store in a PostgreSQL database: checks (or migrates) its schema, then hands out the
@@ -63,7 +73,8 @@ export async function openPostgresStore(
     query_timeout: statementTimeoutMs + connectTimeoutMs,
     idleTimeoutMillis: 30_000,
   });
-  const writePool = new pg.Pool({ ...base, max: 1, idleTimeoutMillis: 30_000 });
+  const lockWaitMs = options.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS;
+  const writePool = new pg.Pool({ ...base, max: 1, idleTimeoutMillis: 30_000, lock_timeout: lockWaitMs });
   // An idle connection the server dropped is reported here; the next query reconnects.
   readPool.on('error', () => undefined);
   writePool.on('error', () => undefined);
@@ -85,12 +96,36 @@ export async function openPostgresStore(
     channel,
     origin,
   );
+  const keys = createPostgresKeyStore(readPool);
+  const where = describe(url);
+  const refuse = async (): Promise<never> => {
+    throw new StoreOpenError(
+      `the store at ${where} is open read-only${options.purpose ? ` ${options.purpose}` : ''}: it is not written`,
+    );
+  };
+  const busy = <T>(work: Promise<T>): Promise<T> =>
+    work.catch((error: unknown) => {
+      throw isLockTimeout(error)
+        ? new StoreBusyError(
+            `another process is writing to the store at ${where} (waited ${Math.round(lockWaitMs / 1000)} s); try again when it is done`,
+          )
+        : error;
+    });
+  const readOnly = options.access === 'read' && options.migrate !== true;
 
   return {
     reader,
-    writer,
+    writer: readOnly
+      ? { append: refuse, begin: refuse }
+      : {
+          append: (events) => busy(writer.append(events)),
+          async begin() {
+            const batch = await busy(writer.begin());
+            return { ...batch, append: (events) => busy(batch.append(events)) };
+          },
+        },
     events: createPostgresEventLog(readPool),
-    keys: createPostgresKeyStore(readPool),
+    keys: readOnly ? { ...keys, insertKey: refuse, revokeKey: refuse } : keys,
     onAppend(listener) {
       listeners.add(listener);
       remote.start();
@@ -121,7 +156,14 @@ async function prepareSchema(
     throw new StoreUnreachableError(`cannot reach PostgreSQL at ${describe(url)}: ${reason(error)}`);
   }
   try {
-    if (options.migrate) {
+    const current = await schemaVersion(client);
+    const create = options.create === true || options.migrate === true;
+    if (current === 0 && !create) {
+      throw new StoreOpenError(
+        `no store at ${describe(url)}; create one with gridquote seed, ingest or migrate`,
+      );
+    }
+    if (options.migrate === true || (options.access !== 'read' && current < SCHEMA_VERSION)) {
       if (options.schema !== undefined) {
         await client.query(`CREATE SCHEMA IF NOT EXISTS ${pg.escapeIdentifier(options.schema)}`);
       }
@@ -144,6 +186,11 @@ export function describe(url: string): string {
   } catch {
     return 'the given URL';
   }
+}
+
+/** PostgreSQL's lock_not_available: lock_timeout ran out waiting for another writer. */
+function isLockTimeout(error: unknown): boolean {
+  return error instanceof Error && 'code' in error && error.code === '55P03';
 }
 
 function reason(error: unknown): string {

@@ -169,10 +169,54 @@ describe.skipIf(TEST_PG_URL === undefined)('postgres store', () => {
     await expect(openPostgresStore(TEST_PG_URL ?? '', { schema })).rejects.toThrow(/newer than this program/);
   });
 
-  it('refuses to serve an unmigrated schema, saying what to run', async () => {
-    await expect(openPostgresStore(TEST_PG_URL ?? '', { schema: schemas.name() })).rejects.toThrow(
-      /schema version 0 is older .* run gridquote migrate/,
-    );
+  it('refuses an empty database unless the command creates stores, and creates nothing then', async () => {
+    const schema = schemas.name();
+    for (const access of ['read', 'write'] as const) {
+      await expect(openPostgresStore(TEST_PG_URL ?? '', { schema, access })).rejects.toThrow(
+        /^no store at 127\.0\.0\.1:5432\/test; create one with gridquote seed, ingest or migrate$/,
+      );
+    }
+    const store = await openPostgresStore(TEST_PG_URL ?? '', { schema, access: 'write', create: true });
+    expect(await store.reader.version()).toBe(0);
+    await store.close();
+  });
+
+  it('serves read-only: a write is refused with the reason', async () => {
+    const schema = schemas.name();
+    const writer = await openPostgresStore(TEST_PG_URL ?? '', { schema, migrate: true });
+    await writer.writer.append(dayOne());
+    await writer.close();
+    const store = await openPostgresStore(TEST_PG_URL ?? '', {
+      schema,
+      access: 'read',
+      purpose: 'for serving',
+    });
+    try {
+      expect(await store.reader.version()).toBe(27);
+      await expect(store.writer.append(dayTwo())).rejects.toThrow(
+        /open read-only for serving: it is not written/,
+      );
+      await expect(store.keys.revokeKey('gq_x', '2025-01-01T00:00:00Z')).rejects.toThrow(/read-only/);
+      expect(await store.reader.version()).toBe(27);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('waits a bounded time for another writer, then says so', async () => {
+    const schema = schemas.name();
+    const ingest = await openPostgresStore(TEST_PG_URL ?? '', { schema, migrate: true });
+    const other = await openPostgresStore(TEST_PG_URL ?? '', { schema, lockWaitMs: 300 });
+    try {
+      const batch = await ingest.writer.begin();
+      await batch.append(dayOne()); // holds the version row until it commits
+      await expect(other.writer.append(dayTwo())).rejects.toThrow(/another process is writing to the store/);
+      await batch.commit();
+      expect(await other.writer.append(dayTwo())).toEqual({ added: 7, skipped: 0 });
+    } finally {
+      await other.close();
+      await ingest.close();
+    }
   });
 });
 

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import pg from 'pg';
 import { testPostgresUrl } from '../../config.js';
 import type { MarketStore } from '../store.js';
 import { dropSchemas } from './drop-schemas.js';
@@ -25,6 +26,20 @@ export function testSchemas() {
       const schema = `gq_test_${randomBytes(6).toString('hex')}`;
       created.push(schema);
       return schema;
+    },
+    /** The URL of a fresh, empty schema (created, no tables): for the CLI, whose only input is a URL. */
+    async url(): Promise<string> {
+      const schema = this.name();
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        await client.query(`CREATE SCHEMA ${pg.escapeIdentifier(schema)}`);
+      } finally {
+        await client.end();
+      }
+      const located = new URL(url);
+      located.searchParams.set('options', `-c search_path=${schema}`);
+      return located.href;
     },
     /** An empty store in a fresh schema. */
     async open(options: PostgresStoreOptions = {}): Promise<MarketStore> {
