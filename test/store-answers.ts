@@ -20,6 +20,9 @@ export async function everyAnswer(reader: object, dates: readonly string[]): Pro
   out.push(await call('version'), await call('dates'), await call('latestDate'));
   for (const market of MARKET_CODES) {
     out.push(await call('dates', { market }), await call('latestDate', { market }));
+    for (const publication of ['settlement', 'open_interest']) {
+      out.push(await call('publishedDates', { market, publication }));
+    }
   }
   for (const index of ['epi', 'npi'] as const) {
     out.push(await call('dates', { index }), await call('latestDate', { index }));
@@ -73,5 +76,6 @@ export async function everyAnswer(reader: object, dates: readonly string[]): Pro
 }
 
 function mapReplacer(_key: string, value: unknown): unknown {
+  if (typeof value === 'bigint') return `${value}n`;
   return value instanceof Map ? [...value.entries()] : value;
 }

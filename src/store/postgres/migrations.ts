@@ -188,6 +188,9 @@ export const MIGRATIONS: readonly string[] = [
     volume bigint NOT NULL,
     qe_thirds bigint NOT NULL,
     mwh_tenths bigint NOT NULL,
+    -- the face value is face_value_high x 10^14 + face_value_millis, |millis| < 10^14: a day's
+    -- sum of a group can pass 2^63 (as in SQLite's migration 4, with the same carry)
+    face_value_high bigint NOT NULL,
     face_value_millis bigint NOT NULL,
     count bigint NOT NULL,
     PRIMARY KEY (market, date, region, class, block, efp)

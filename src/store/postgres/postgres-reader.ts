@@ -17,7 +17,9 @@ import {
   tickKindOfId,
   timeToInt,
 } from '../sqlite/ids.js';
+import { FACE_VALUE_SPLIT } from '../sqlite/view-batch.js';
 import type {
+  ClosePublication,
   CustomMarketRow,
   DateScope,
   EndOfDayRow,
@@ -147,20 +149,33 @@ const SQL = {
   indexValues:
     'SELECT date, year, value_cents FROM index_values WHERE name = @name AND date = @date ORDER BY year',
   tradingDays: 'SELECT count(*) FROM days WHERE scope = @scope AND date BETWEEN @from AND @to',
-  datamineVolume: `SELECT region, class, block, efp, sum(volume), sum(qe_thirds), sum(mwh_tenths),
-      sum(face_value_millis), sum(count)
+  // Sums that may pass 2^53 (docs/feed-format.md, "Limits") come as text and become bigints.
+  datamineVolume: `SELECT region, class, block, efp, sum(volume), sum(qe_thirds), sum(mwh_tenths)::text,
+      (sum(face_value_high) * ${FACE_VALUE_SPLIT} + sum(face_value_millis))::text, sum(count)
     FROM datamine_daily WHERE market = @market AND date BETWEEN @from AND @to
     GROUP BY region, class, block, efp ORDER BY region, class, block, efp`,
   datamineOpenInterest: `SELECT c.region, c.datamine_class, sum(d.open_interest),
       sum(d.open_interest::numeric * c.qe_thirds),
-      sum(d.open_interest::numeric * c.hours * c.mw_tenths),
-      sum(d.open_interest::numeric * coalesce(d.settle_cents, 0) * c.hours * c.mw_tenths)
+      sum(d.open_interest::numeric * coalesce(c.hours, 0) * c.mw_tenths)::text,
+      sum(d.open_interest::numeric * coalesce(d.settle_cents, 0) * coalesce(c.hours, 0) * c.mw_tenths)::text
     FROM daily d JOIN contracts c ON c.code = d.code
     WHERE d.date = @date AND d.market = @market AND c.datamine_class IS NOT NULL AND d.open_interest IS NOT NULL
     GROUP BY c.region, c.datamine_class ORDER BY c.region, c.datamine_class`,
+  // One probe per date of the market (as the SQLite reader): a closed day answers at its first rows.
+  settledDates: `SELECT date FROM days WHERE scope = @scope AND EXISTS (SELECT 1 FROM daily
+      WHERE daily.date = days.date AND daily.market = @market AND daily.settle_seq IS NOT NULL)
+    ORDER BY date`,
+  openInterestDates: `SELECT date FROM days WHERE scope = @scope AND EXISTS (SELECT 1 FROM daily
+      WHERE daily.date = days.date AND daily.market = @market AND daily.oi_seq IS NOT NULL)
+    ORDER BY date`,
 } as const;
 
 type StatementName = keyof typeof SQL;
+
+const PUBLISHED: Readonly<Record<ClosePublication, StatementName>> = {
+  settlement: 'settledDates',
+  open_interest: 'openInterestDates',
+};
 type Params = Readonly<Record<string, unknown>>;
 
 /** @name -> $n (a name used twice is one parameter), and the names in parameter order. */
@@ -240,6 +255,14 @@ export function createPostgresReader(pool: pg.Pool): MarketReader {
         ? await single<number | null>('latestOf', { scope: scopeKey(scope) })
         : await single<number | null>('latestAll');
       return value === null || value === undefined ? undefined : intToDate(value);
+    },
+
+    async publishedDates(query) {
+      const found = await rows<[number]>(PUBLISHED[query.publication], {
+        scope: query.market,
+        market: MARKET_IDS[query.market],
+      });
+      return found.map(([date]) => intToDate(date));
     },
 
     async ticker(query) {
@@ -339,7 +362,7 @@ export function createPostgresReader(pool: pg.Pool): MarketReader {
           lowCents: row[8],
           settleCents: row[11],
           volume: row[10],
-          openInterest: row[13] ?? 0,
+          openInterest: row[13],
           impliedVolatility: row[12],
         }),
       );
@@ -394,7 +417,7 @@ export function createPostgresReader(pool: pg.Pool): MarketReader {
       const to = dateToInt(query.to);
       const [tradingDays, found] = await Promise.all([
         single<number>('tradingDays', { scope: query.market, from, to }),
-        rows<[string, string, number, number, number, number, number, number, number]>('datamineVolume', {
+        rows<[string, string, number, number, number, number, string, string, number]>('datamineVolume', {
           market: MARKET_IDS[query.market],
           from,
           to,
@@ -410,8 +433,8 @@ export function createPostgresReader(pool: pg.Pool): MarketReader {
             efp: efp === 1,
             volume,
             qeThirds,
-            mwhTenths,
-            faceValueMillis,
+            mwhTenths: BigInt(mwhTenths),
+            faceValueMillis: BigInt(faceValueMillis),
             count,
           }),
         ),
@@ -419,7 +442,7 @@ export function createPostgresReader(pool: pg.Pool): MarketReader {
     },
 
     async datamineOpenInterest(query) {
-      const found = await rows<[string, string, number, number, number, number]>('datamineOpenInterest', {
+      const found = await rows<[string, string, number, number, string, string]>('datamineOpenInterest', {
         date: dateToInt(query.date),
         market: MARKET_IDS[query.market],
       });
@@ -428,8 +451,8 @@ export function createPostgresReader(pool: pg.Pool): MarketReader {
         productClass: productClass as DatamineClass,
         openInterest,
         qeThirds,
-        mwhTenths,
-        faceValueMillis,
+        mwhTenths: BigInt(mwhTenths),
+        faceValueMillis: BigInt(faceValueMillis),
       }));
     },
   };

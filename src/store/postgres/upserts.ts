@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { FACE_VALUE_SPLIT } from '../sqlite/view-batch.js';
 import { CopyRows } from './copy-rows.js';
 
 /**
@@ -98,12 +99,16 @@ export const DATAMINE: Upsert = {
     ['class', 'text'],
     ['block', 'smallint'],
     ['efp', 'smallint'],
-    ...bigints('volume', 'qe_thirds', 'mwh_tenths', 'face_value_millis', 'count'),
+    ...bigints('volume', 'qe_thirds', 'mwh_tenths', 'face_value_high', 'face_value_millis', 'count'),
   ],
+  // Integer division and remainder truncate toward zero, as SQLite's / and % do: the same carry.
   onConflict: `ON CONFLICT (market, date, region, class, block, efp) DO UPDATE SET
     volume = t.volume + excluded.volume, qe_thirds = t.qe_thirds + excluded.qe_thirds,
     mwh_tenths = t.mwh_tenths + excluded.mwh_tenths,
-    face_value_millis = t.face_value_millis + excluded.face_value_millis, count = t.count + excluded.count`,
+    face_value_high = t.face_value_high + excluded.face_value_high
+      + (t.face_value_millis + excluded.face_value_millis) / ${FACE_VALUE_SPLIT},
+    face_value_millis = (t.face_value_millis + excluded.face_value_millis) % ${FACE_VALUE_SPLIT},
+    count = t.count + excluded.count`,
 };
 
 /** The latest value per (name, date, year) by seq; the writer sends one row per key. */
