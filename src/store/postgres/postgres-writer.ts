@@ -438,10 +438,13 @@ export function createPostgresWriter(
     if (added > 0) await client.query('SELECT pg_notify($1, $2)', [channel, origin]);
   }
 
-  async function announce(client: pg.ClientBase, added: number, revisions: Map<string, number>) {
+  /**
+   * After a commit that added events: the version it committed is the last id it assigned, the
+   * highest of its days' revisions (a later commit of another process does not blur it).
+   */
+  function announce(added: number, revisions: Map<string, number>): void {
     if (added === 0) return;
-    const result = await client.query<{ value: number }>("SELECT value FROM meta WHERE key = 'version'");
-    const version = result.rows[0]?.value ?? 0;
+    const version = Math.max(...revisions.values());
     const dates = [...revisions.keys()].sort();
     notify({ version, added, dates, revisions });
   }
@@ -469,7 +472,7 @@ export function createPostgresWriter(
         await client.query('ROLLBACK').catch(() => undefined);
         throw error;
       }
-      await announce(client, result.fresh.length, result.revisions);
+      announce(result.fresh.length, result.revisions);
     } finally {
       client.release();
     }
@@ -549,11 +552,8 @@ export function createPostgresWriter(
             throw error;
           }
           clearViews();
-          try {
-            await announce(client, added, revisions);
-          } finally {
-            close();
-          }
+          close();
+          announce(added, revisions);
           return { added, skipped };
         },
         async rollback() {
