@@ -128,8 +128,8 @@ describe('a late correction in the serving process', () => {
       expect((await server.get(url, String(answer.headers.etag))).statusCode, url).toBe(304);
     }
     await ingestEvents(server.store.writer, [
-      lateTrade(PAST, 900_001, 777),
-      lateTrade(CURRENT, 900_002, 555),
+      lateTrade(PAST, 999_901, 777),
+      lateTrade(CURRENT, 999_902, 555),
     ]);
     await expectCorrected(server, before);
     const log = (await server.get(URLS[0] ?? '')).json() as { data: { volume: string }[] };
@@ -139,7 +139,7 @@ describe('a late correction in the serving process', () => {
   it('leaves the answers of untouched days and their ETags alone', async () => {
     const url = '/api/tradelog?market=au_electricity&date=20250226';
     const before = await server.get(url);
-    await ingestEvents(server.store.writer, [lateTrade(PAST, 900_003, 3)]);
+    await ingestEvents(server.store.writer, [lateTrade(PAST, 999_903, 3)]);
     expect((await server.get(url, String(before.headers.etag))).statusCode).toBe(304);
   });
 });
@@ -202,7 +202,7 @@ for (const [kind, shared] of [
 
       it('reaches every operation of its day as soon as the server sees the commit', async () => {
         const before = await server.snapshot();
-        const feed = [lateTrade(PAST, 900_001, 777), lateTrade(CURRENT, 900_002, 555)]
+        const feed = [lateTrade(PAST, 999_901, 777), lateTrade(CURRENT, 999_902, 555)]
           .map((event) => `${formatFeedEvent(event)}\n`)
           .join('');
         // `gridquote ingest --db <store> -` in its own process, straight from the sources.
