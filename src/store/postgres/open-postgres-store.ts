@@ -137,6 +137,8 @@ export async function openPostgresStore(
     async close() {
       listeners.clear();
       await remote.stop();
+      // the pool's end() waits for every connection in use: an open batch's first
+      await writer.rollbackOpenBatch();
       await Promise.all([readPool.end(), writePool.end()]);
     },
   };

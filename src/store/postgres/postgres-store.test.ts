@@ -112,6 +112,18 @@ describe.skipIf(TEST_PG_URL === undefined)('postgres store', () => {
     }
   });
 
+  it('rolls back a batch left open when the store closes', async () => {
+    const schema = schemas.name();
+    const store = await openPostgresStore(TEST_PG_URL ?? '', { schema, migrate: true });
+    const batch = await store.writer.begin();
+    await batch.append(dayOne());
+    await store.close(); // returns: the batch's connection does not keep the pool open
+    const reopened = await openPostgresStore(TEST_PG_URL ?? '', { schema });
+    expect(await reopened.reader.version()).toBe(0);
+    expect(await reopened.writer.append(dayOne())).toEqual({ added: 27, skipped: 0 });
+    await reopened.close();
+  });
+
   it('announces commits in process at once and to another process by NOTIFY', async () => {
     const schema = schemas.name();
     const writer = await openPostgresStore(TEST_PG_URL ?? '', { schema, migrate: true });

@@ -34,7 +34,7 @@ export function createPostgresWriter(
   channel: string,
   origin: string,
   options: { readonly maxSummedRows?: number } = {},
-): MarketWriter {
+): MarketWriter & { readonly rollbackOpenBatch: () => Promise<void> } {
   const maxSummedRows = options.maxSummedRows ?? MAX_SUMMED_ROWS;
   const eventRows = new CopyRows('events', ['date', 'seq', 'id', 'type', 'line']);
   const tickRows = new CopyRows('ticks', [
@@ -569,6 +569,11 @@ export function createPostgresWriter(
       };
       openBatch = batch;
       return batch;
+    },
+
+    /** On closing the store: a batch left open is rolled back, and its connection returned. */
+    async rollbackOpenBatch() {
+      await openBatch?.rollback();
     },
   };
 }
