@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { dateToInt } from '../sqlite/ids.js';
 import type { EventLog } from '../store.js';
+import { checkOut } from './check-out.js';
 
 /** Lines per page: an export holds one page in memory, never the whole stream. */
 const PAGE = 5_000;
@@ -13,7 +14,7 @@ const PAGE = 5_000;
 export function createPostgresEventLog(pool: pg.Pool): EventLog {
   return {
     async *lines(query) {
-      const client = await pool.connect();
+      const client = await checkOut(pool);
       let released = false;
       try {
         await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');

@@ -289,6 +289,35 @@ describe.skipIf(TEST_PG_URL === undefined)('postgres store losing its server', (
     }
   });
 
+  it('survives losing the server while a write batch and an export hold their connections', async () => {
+    const target = new URL(TEST_PG_URL ?? 'postgres://localhost');
+    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+    const viaProxy = new URL(target);
+    viaProxy.hostname = '127.0.0.1';
+    viaProxy.port = String(proxy.port);
+    const schema = schemas.name();
+    const store = await openPostgresStore(viaProxy.href, { schema, migrate: true, connectTimeoutMs: 1000 });
+    try {
+      await store.writer.append(dayOne());
+      const batch = await store.writer.begin();
+      await batch.append(dayTwo());
+      const lines = store.events.lines()[Symbol.asyncIterator]();
+      expect((await lines.next()).done).toBe(false);
+      // both connections sit idle, checked out, when the server goes: no crash, the next use fails
+      await proxy.cut();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await expect(batch.append(dayThree())).rejects.toThrow();
+      await batch.rollback().catch(() => undefined);
+      await lines.return?.();
+      await proxy.restore();
+      await waitFor(async () => (await store.reader.version().catch(() => -1)) === 27);
+      expect(await store.writer.append(dayTwo())).toEqual({ added: 7, skipped: 0 });
+    } finally {
+      await store.close();
+      await proxy.close();
+    }
+  });
+
   it('bounds every read by the statement timeout', async () => {
     const schema = schemas.name();
     const store = await openPostgresStore(TEST_PG_URL ?? '', {

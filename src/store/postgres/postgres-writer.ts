@@ -13,6 +13,7 @@ import type {
   ValidatedTrade,
   WriteBatch,
 } from '../store.js';
+import { checkOut } from './check-out.js';
 import { CopyRows } from './copy-rows.js';
 import { Partitions } from './postgres-partitions.js';
 import { CONTRACTS, DAILY, DATAMINE, DAYS, INDEX_VALUES, type Row, upsertRows } from './upserts.js';
@@ -454,7 +455,7 @@ export function createPostgresWriter(
   let queue: Promise<unknown> = Promise.resolve();
 
   async function appendAlone(events: readonly ValidatedEvent[]): Promise<AppendResult> {
-    const client = await pool.connect();
+    const client = await checkOut(pool);
     let result: { fresh: number[]; skipped: number; revisions: Map<string, number> };
     try {
       await client.query('BEGIN');
@@ -498,7 +499,7 @@ export function createPostgresWriter(
       let client: pg.PoolClient;
       try {
         await queue;
-        client = await pool.connect();
+        client = await checkOut(pool);
         await client.query('BEGIN');
       } catch (error) {
         openBatch = undefined;
