@@ -68,8 +68,8 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
 
   const listeners = new Set<(notice: AppendNotice) => void>();
   const reader = createSqliteReader(reads);
-  const currentVersion = () =>
-    Number(reads.prepare("SELECT value FROM meta WHERE key = 'version'").pluck().get());
+  const versionQuery = reads.prepare("SELECT value FROM meta WHERE key = 'version'").pluck();
+  const currentVersion = () => Number(versionQuery.get());
   let seen = currentVersion();
 
   /** What changed since the last version announced: this process's commit and any other's. */
