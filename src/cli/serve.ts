@@ -47,6 +47,9 @@ export interface ServerOptions {
   readonly metricsToken?: string;
   /** Where rate-limit counters live; in this process when omitted. */
   readonly rateLimitStore?: RateLimitStoreFactory;
+  /** PostgreSQL only: read connections at most, and the read statement timeout. */
+  readonly pgPoolMax?: number;
+  readonly pgStatementTimeoutMs?: number;
 }
 
 export interface RunningServer {
@@ -66,6 +69,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const store = await openStore(options.db, {
     access: options.writable === true ? 'write' : 'read',
     purpose: 'for serving',
+    ...(options.pgPoolMax === undefined ? {} : { poolMax: options.pgPoolMax }),
+    ...(options.pgStatementTimeoutMs === undefined
+      ? {}
+      : { statementTimeoutMs: options.pgStatementTimeoutMs }),
   });
   const logLevel = options.logLevel ?? 'info';
   const app = buildApp({
@@ -139,6 +146,8 @@ export function registerServe(program: Command, io: CliIo = PROCESS_IO): Command
       limits: config,
       shutdownGraceMs: config.shutdownGraceMs,
       metricsToken: config.metricsToken,
+      pgPoolMax: config.pgPoolMax,
+      pgStatementTimeoutMs: config.pgStatementTimeoutMs,
       ...(worker ? { rateLimitStore: clusterRateLimitStore } : {}),
     });
     if (worker) {

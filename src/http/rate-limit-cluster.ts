@@ -101,12 +101,12 @@ export const clusterRateLimitStore: RateLimitStoreFactory = (window) => {
     if (!onChannel<CountReply>(message) || message.window !== window.name) return;
     const waiting = sent.get(message.batch) ?? [];
     sent.delete(message.batch);
-    waiting.forEach((one, index) =>
+    for (const [index, one] of waiting.entries()) {
       one.resolve({
         consumedPoints: message.consumedPoints[index] ?? Number.POSITIVE_INFINITY,
         msBeforeNext: message.msBeforeNext[index] ?? 0,
-      }),
-    );
+      });
+    }
   });
   process.once('disconnect', () => {
     const error = new Error('the primary process is gone: no rate-limit counts');
