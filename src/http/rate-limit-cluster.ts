@@ -15,29 +15,30 @@ import {
  * `clusterRateLimitStore`.
  *
  * Why not rate-limiter-flexible's RateLimiterCluster: it sends one IPC message each way per
- * request and window, each with a timer of its own. Here a worker sends the keys of all the
- * requests counted in one turn of its event loop as one message, and the primary answers them
- * with one; on two workers under wrk that took server CPU per answer from 212-279 µs to about
- * 172 µs (one worker: about 80 µs; docs/benchmarks.md has the run).
+ * request and window, each with a timer of its own. Here a worker sends what all its windows
+ * were asked in one turn of its event loop as one message, and the primary answers it with
+ * one; on two workers under wrk, batching per window took server CPU per answer from 212-279 µs
+ * to about 172 µs (one worker: about 80 µs), and sharing the message between the windows
+ * further as docs/benchmarks.md shows.
  */
 
 const CHANNEL = 'gridquote-rate-limit';
 
-/** Worker -> primary: count one request of each key, in order. */
+/** Worker -> primary: count one request of each key in each window, in order. */
 interface CountRequest {
   readonly channel: typeof CHANNEL;
-  readonly window: RateLimitWindow;
   readonly batch: number;
-  readonly keys: readonly string[];
+  readonly windows: readonly RateLimitWindow[];
+  /** keys[i]: the keys to count in windows[i]. */
+  readonly keys: readonly (readonly string[])[];
 }
 
-/** Primary -> worker: the counts of a CountRequest, index for index. */
+/** Primary -> worker: the counts of a CountRequest, window for window and key for key. */
 interface CountReply {
   readonly channel: typeof CHANNEL;
-  readonly window: RateLimitWindow['name'];
   readonly batch: number;
-  readonly consumedPoints: readonly number[];
-  readonly msBeforeNext: readonly number[];
+  readonly consumedPoints: readonly (readonly number[])[];
+  readonly msBeforeNext: readonly (readonly number[])[];
 }
 
 function onChannel<T>(message: unknown): message is T {
@@ -53,22 +54,27 @@ export function startClusterRateLimitCounters(): void {
   if (counting) return;
   counting = true;
   const stores = new Map<string, RateLimitStore>();
+  const storeOf = (window: RateLimitWindow) => {
+    let store = stores.get(window.name);
+    if (store === undefined) {
+      store = memoryRateLimitStore(window);
+      stores.set(window.name, store);
+    }
+    return store;
+  };
   cluster.on('message', (worker, message: unknown) => {
     if (!onChannel<CountRequest>(message)) return;
-    let store = stores.get(message.window.name);
-    if (store === undefined) {
-      store = memoryRateLimitStore(message.window);
-      stores.set(message.window.name, store);
-    }
-    const counted = store;
-    void Promise.all(message.keys.map((key) => counted.consume(key))).then((counts) => {
+    const counts = message.windows.map((window, index) => {
+      const store = storeOf(window);
+      return Promise.all((message.keys[index] ?? []).map((key) => store.consume(key)));
+    });
+    void Promise.all(counts).then((windows) => {
       if (!worker.isConnected()) return;
       worker.send({
         channel: CHANNEL,
-        window: message.window.name,
         batch: message.batch,
-        consumedPoints: counts.map((count) => count.consumedPoints),
-        msBeforeNext: counts.map((count) => count.msBeforeNext),
+        consumedPoints: windows.map((window) => window.map((count) => count.consumedPoints)),
+        msBeforeNext: windows.map((window) => window.map((count) => count.msBeforeNext)),
       } satisfies CountReply);
     });
   });
@@ -81,47 +87,78 @@ interface Waiting {
 }
 
 /**
- * The workers' side. No timeout per request: the primary answers every message it gets, and
- * when it is gone the channel closes, which fails whatever is still waiting (and node:cluster
- * ends the worker).
+ * A worker's one line to the primary, shared by its windows: what every window was asked in
+ * a turn of the event loop goes in one message. No timeout per request: the primary answers
+ * every message it gets, and when it is gone the channel closes, which fails whatever is still
+ * waiting (and node:cluster ends the worker).
  */
-export const clusterRateLimitStore: RateLimitStoreFactory = (window) => {
-  let queued: Waiting[] = [];
-  const sent = new Map<number, Waiting[]>();
-  let nextBatch = 0;
+class PrimaryCounter {
+  private readonly queued = new Map<string, { window: RateLimitWindow; waiting: Waiting[] }>();
+  private readonly sent = new Map<number, Waiting[][]>();
+  private nextBatch = 0;
 
-  const flush = () => {
-    const batch = nextBatch++;
-    sent.set(batch, queued);
-    const keys = queued.map((waiting) => waiting.key);
-    queued = [];
-    process.send?.({ channel: CHANNEL, window, batch, keys } satisfies CountRequest);
-  };
-  process.on('message', (message: unknown) => {
-    if (!onChannel<CountReply>(message) || message.window !== window.name) return;
-    const waiting = sent.get(message.batch) ?? [];
-    sent.delete(message.batch);
-    for (const [index, one] of waiting.entries()) {
-      one.resolve({
-        consumedPoints: message.consumedPoints[index] ?? Number.POSITIVE_INFINITY,
-        msBeforeNext: message.msBeforeNext[index] ?? 0,
-      });
+  constructor() {
+    process.on('message', (message: unknown) => {
+      if (onChannel<CountReply>(message)) this.receive(message);
+    });
+    process.once('disconnect', () => {
+      const error = new Error('the primary process is gone: no rate-limit counts');
+      const waiting = [...this.sent.values()].flat(2);
+      for (const { waiting: queued } of this.queued.values()) waiting.push(...queued);
+      this.sent.clear();
+      this.queued.clear();
+      for (const one of waiting) one.reject(error);
+    });
+  }
+
+  consume(window: RateLimitWindow, key: string): Promise<WindowCount> {
+    return new Promise((resolve, reject) => {
+      // After the current turn's I/O: every request parsed in it shares the one message.
+      if (this.queued.size === 0) setImmediate(() => this.flush());
+      let queue = this.queued.get(window.name);
+      if (queue === undefined) {
+        queue = { window, waiting: [] };
+        this.queued.set(window.name, queue);
+      }
+      queue.waiting.push({ key, resolve, reject });
+    });
+  }
+
+  private flush(): void {
+    const batch = this.nextBatch++;
+    const queues = [...this.queued.values()];
+    this.queued.clear();
+    this.sent.set(
+      batch,
+      queues.map((queue) => queue.waiting),
+    );
+    process.send?.({
+      channel: CHANNEL,
+      batch,
+      windows: queues.map((queue) => queue.window),
+      keys: queues.map((queue) => queue.waiting.map((waiting) => waiting.key)),
+    } satisfies CountRequest);
+  }
+
+  private receive(reply: CountReply): void {
+    const windows = this.sent.get(reply.batch) ?? [];
+    this.sent.delete(reply.batch);
+    for (const [w, waiting] of windows.entries()) {
+      for (const [index, one] of waiting.entries()) {
+        one.resolve({
+          consumedPoints: reply.consumedPoints[w]?.[index] ?? Number.POSITIVE_INFINITY,
+          msBeforeNext: reply.msBeforeNext[w]?.[index] ?? 0,
+        });
+      }
     }
-  });
-  process.once('disconnect', () => {
-    const error = new Error('the primary process is gone: no rate-limit counts');
-    for (const one of [...sent.values()].flat().concat(queued)) one.reject(error);
-    sent.clear();
-    queued = [];
-  });
+  }
+}
 
-  return {
-    consume(key) {
-      return new Promise<WindowCount>((resolve, reject) => {
-        // After the current turn's I/O: every request parsed in it shares the one message.
-        if (queued.length === 0) setImmediate(flush);
-        queued.push({ key, resolve, reject });
-      });
-    },
-  };
+let counter: PrimaryCounter | undefined;
+
+/** The workers' side. */
+export const clusterRateLimitStore: RateLimitStoreFactory = (window) => {
+  counter ??= new PrimaryCounter();
+  const shared = counter;
+  return { consume: (key) => shared.consume(window, key) };
 };
