@@ -123,7 +123,7 @@ function postgresSection(machine: string, result: PostgresBenchResult): string {
     '',
     `Full-day au_electricity futures ticker of the last day (${formatCount(result.tickerRows)} rows), not cached: ${result.coldTickerMs.toFixed(1)} ms the first time on a serving store (connection open, statement not yet prepared; target < 50 ms: ${result.coldTickerMs < 50 ? 'met' : 'NOT met'}); ${result.openTickerMs.toFixed(1)} ms as the very first request of a store just opened (connecting included); median of the next 10 calls ${result.warmTickerMs.toFixed(1)} ms.`,
     '',
-    'Reproduce: `npm run build && node --expose-gc dist/bench/run.js --pg postgres://... --pg-only`.',
+    'Reproduce: `npm run bench -- --pg postgres://... --pg-only`.',
   ].join('\n');
 }
 
