@@ -1,6 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { request as httpRequest } from 'node:http';
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -149,6 +151,63 @@ describe('gridquote serve --workers 2', () => {
     expect(statuses.filter((status) => status === 429)).toHaveLength(14);
     // Both workers took part in the burst, so each counted against the one shared limit.
     expect(new Set(await loggedPids(serve, 20)).size).toBe(2);
+  });
+
+  it('replaces a worker that dies, and goes on answering from two', async () => {
+    const serve = await serveWorkers(2);
+    for (let i = 0; i < 4; i++)
+      expect((await get(serve.base, '/api/epi?format=csv', openKey)).status).toBe(200);
+    const [victim = 0] = await loggedPids(serve, 4);
+    process.kill(victim, 'SIGKILL');
+    await waitFor('the replacement', () =>
+      serve.stderr().includes(`worker ${victim} exited (signal SIGKILL); starting another`),
+    );
+    const before = serve.pids().length;
+    await waitFor('answers from two live workers', async () => {
+      for (let i = 0; i < 4; i++) {
+        if ((await get(serve.base, '/api/epi?format=csv', openKey).catch(() => undefined))?.status !== 200) {
+          return false;
+        }
+      }
+      const pids = new Set(serve.pids().slice(before));
+      return pids.size === 2 && !pids.has(victim);
+    });
+  });
+
+  it('exits 1 with one line when a worker cannot listen', async () => {
+    const taken = createServer();
+    taken.listen(0, '127.0.0.1');
+    await once(taken, 'listening');
+    try {
+      const { port } = taken.address() as AddressInfo;
+      const child = spawn(
+        process.execPath,
+        [
+          '--import',
+          LOADER,
+          join(ROOT, 'src', 'cli', 'main.ts'),
+          'serve',
+          '--db',
+          db,
+          '--port',
+          String(port),
+          '--workers',
+          '2',
+        ],
+        { env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'ignore', 'pipe'] },
+      );
+      running.push(child);
+      let stderr = '';
+      child.stderr?.on('data', (chunk) => {
+        stderr += String(chunk);
+      });
+      const [code] = (await once(child, 'exit')) as [number | null];
+      expect(code).toBe(1);
+      expect(stderr).toMatch(/^gridquote: a server worker exited \(code 1\) before it was listening$/m);
+      expect(stderr).toMatch(/EADDRINUSE/);
+    } finally {
+      taken.close();
+    }
   });
 
   it('shows a commit by another process in the answers of every worker', async () => {

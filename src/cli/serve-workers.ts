@@ -126,6 +126,16 @@ export function isServeWorker(): boolean {
   return cluster.isWorker;
 }
 
+/**
+ * A worker that failed to start rethrows its error after letting go of the channel to the
+ * primary, which would otherwise keep it alive: the CLI prints the error and the worker exits 1,
+ * which tells the primary.
+ */
+export function releasePrimary(error: unknown): never {
+  process.channel?.unref();
+  throw error;
+}
+
 /** A worker tells the primary it listens. */
 export function reportListening(url: string): void {
   process.send?.({ type: 'gridquote-listening', url } satisfies ListeningMessage);

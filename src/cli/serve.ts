@@ -22,6 +22,7 @@ import { type CliIo, PROCESS_IO } from './cli-io.js';
 import {
   isServeWorker,
   primarySignals,
+  releasePrimary,
   reportListening,
   reportStopped,
   runPrimary,
@@ -138,7 +139,7 @@ export function registerServe(program: Command, io: CliIo = PROCESS_IO): Command
       });
       return;
     }
-    const server = await startServer({
+    const starting = startServer({
       db: config.db,
       port: config.port,
       host: config.host,
@@ -150,6 +151,7 @@ export function registerServe(program: Command, io: CliIo = PROCESS_IO): Command
       pgStatementTimeoutMs: config.pgStatementTimeoutMs,
       ...(worker ? { rateLimitStore: clusterRateLimitStore } : {}),
     });
+    const server = worker ? await starting.catch(releasePrimary) : await starting;
     if (worker) {
       // The primary prints the start and stop lines, once for all workers.
       const signals = primarySignals();
