@@ -17,9 +17,9 @@ import {
  * Why not rate-limiter-flexible's RateLimiterCluster: it sends one IPC message each way per
  * request and window, each with a timer of its own. Here a worker sends what all its windows
  * were asked in one turn of its event loop as one message, and the primary answers it with
- * one; on two workers under wrk, batching per window took server CPU per answer from 212-279 µs
- * to about 172 µs (one worker: about 80 µs), and sharing the message between the windows
- * further as docs/benchmarks.md shows.
+ * one. On two workers under wrk (a shared, noisy 2-core machine) that cost the primary about
+ * half the CPU per answer of RateLimiterCluster's and the whole server 20-40% less; the
+ * price that remains is in docs/benchmarks.md.
  */
 
 const CHANNEL = 'gridquote-rate-limit';
