@@ -17,9 +17,9 @@ import {
  * Why not rate-limiter-flexible's RateLimiterCluster: it sends one IPC message each way per
  * request and window, each with a timer of its own. Here a worker sends what all its windows
  * were asked in one turn of its event loop as one message, and the primary answers it with
- * one. On two workers under wrk (a shared, noisy 2-core machine) that cost the primary about
- * half the CPU per answer of RateLimiterCluster's and the whole server 20-40% less; the
- * price that remains is in docs/benchmarks.md.
+ * one. On two workers under wrk, on a shared and noisy 2-core machine, that cost less server
+ * CPU per answer than RateLimiterCluster in most runs (about 170-250 µs against 210-400 µs);
+ * the price that remains is in docs/benchmarks.md.
  */
 
 const CHANNEL = 'gridquote-rate-limit';
