@@ -84,7 +84,7 @@ export interface HttpBenchResult {
   readonly logLevel: string;
   readonly cases: readonly CaseResult[];
   /** The same cached request on `serve --workers N` for each N of options.workers. */
-  readonly scaling: { readonly request: string; readonly sides: readonly { workers: number; side: Side }[] };
+  readonly scaling: { readonly request: string; readonly sides: readonly ScalingSide[] };
   /** Single requests, each for a distinct past day, before any load: ms. */
   readonly coldTickerMs: readonly number[];
   /** Peak RSS of `serve --workers 1` at the end (answer cache filled by the runs). */
@@ -93,6 +93,13 @@ export interface HttpBenchResult {
   readonly liveEvents: number;
   readonly liveHistoryDays: number;
   readonly wallMs: number;
+}
+
+/** One `serve --workers N` of the scaling comparison, with the rate-limited key or one without limits. */
+export interface ScalingSide {
+  readonly workers: number;
+  readonly limited: boolean;
+  readonly side: Side;
 }
 
 export interface HistoryInfo {
@@ -135,7 +142,7 @@ export async function benchHttp(options: HttpBenchOptions): Promise<HttpBenchRes
   const machine = `${cpus()[0]?.model ?? 'unknown CPU'} x ${cpus().length}, Node ${process.version}, load average ${load.toFixed(2)} at the start of the HTTP part`;
   const history = await ensureHistory(options);
   progress(`history ${history.first}..${history.last} (${history.days} days) in ${history.path}`);
-  const { key, dates } = await addBenchKey(history.path);
+  const { key, unlimitedKey, dates } = await addBenchKey(history.path);
   const run: Run = {
     options,
     settings: { connections: options.connections, seconds: options.seconds },
@@ -155,7 +162,7 @@ export async function benchHttp(options: HttpBenchOptions): Promise<HttpBenchRes
       await contractIntradayCase(run, serve),
       await tradelogCase(run, serve, pastDate),
     ];
-    const scaling = await workersCase(run, serve, history.path, pastDate);
+    const scaling = await workersCase(run, serve, history.path, pastDate, unlimitedKey);
     const serveRssBytes = peakRssBytes(serve.pid)[0] ?? 0;
     await serve.stop();
     cases.push(await coldTickerCase(run, history.path, dates.slice(-2 - 3 * COLD_DAYS, -2 - COLD_DAYS)));
@@ -296,13 +303,16 @@ async function storeVersion(child: Child): Promise<number> {
 
 /**
  * Scaling: the EPI case on `serve --workers N` for each N, interleaved; CPU per answer counts
- * every process of the server (primary and workers). The load generator shares the cores.
+ * every process of the server (primary and workers). Each N runs with the rate-limited key and
+ * with a key without limits, which skips the limiter: the difference is what the shared counter
+ * costs. The load generator shares the cores.
  */
 async function workersCase(
   run: Run,
   first: ServeProcess,
   db: string,
   pastDate: string,
+  unlimitedKey: string,
 ): Promise<HttpBenchResult['scaling']> {
   const request = `/api/epi?date=${pastDate}`;
   const servers: { workers: number; serve: ServeProcess }[] = [];
@@ -319,15 +329,30 @@ async function workersCase(
       servers.push({ workers, serve });
     }
     progress(`scaling: ${request} on serve --workers ${run.options.workers.join(', ')}`);
-    const measured = servers.map(({ workers, serve }) => ({
-      label: `--workers ${workers}`,
-      target: { url: serve.url, paths: [request], headers: run.headers },
-      pid: serve.pid,
-    }));
-    const runs = await interleave(measured, run.options.rounds, run.settings);
+    const unlimited = { ...run.headers, authorization: `Bearer ${unlimitedKey}` };
+    const sides = servers.flatMap(({ workers, serve }) =>
+      [true, false].map((limited) => ({
+        workers,
+        limited,
+        measured: {
+          label: `--workers ${workers}, ${limited ? 'rate-limited key' : 'key without limits'}`,
+          target: { url: serve.url, paths: [request], headers: limited ? run.headers : unlimited },
+          pid: serve.pid,
+        },
+      })),
+    );
+    const runs = await interleave(
+      sides.map((side) => side.measured),
+      run.options.rounds,
+      run.settings,
+    );
     return {
       request,
-      sides: servers.map(({ workers }, index) => ({ workers, side: summarise(runs[index] ?? []) })),
+      sides: sides.map(({ workers, limited }, index) => ({
+        workers,
+        limited,
+        side: summarise(runs[index] ?? []),
+      })),
     };
   } finally {
     for (const { workers, serve } of servers) {
@@ -433,18 +458,24 @@ function summarise(runs: readonly MeasuredRun[]): Side {
   };
 }
 
-/** A key of the bench's own in the history store, and the store's trading days. */
-async function addBenchKey(db: string): Promise<{ key: string; dates: readonly string[] }> {
+/** Keys of the bench's own in the history store (rate-limited, and without limits), and its trading days. */
+async function addBenchKey(
+  db: string,
+): Promise<{ key: string; unlimitedKey: string; dates: readonly string[] }> {
   const store = await openStore(db, { access: 'write' });
   try {
-    const created = createApiKey({
+    const now = new Date();
+    const limited = createApiKey({ level: 'historical', name: 'bench http', ...BENCH_RATE_LIMIT, now });
+    const unlimited = createApiKey({
       level: 'historical',
-      name: 'bench http',
-      ...BENCH_RATE_LIMIT,
-      now: new Date(),
+      name: 'bench http, no limits',
+      perSecond: 0,
+      perMinute: 0,
+      now,
     });
-    await store.keys.insertKey(created.record);
-    return { key: created.key, dates: await store.reader.dates() };
+    await store.keys.insertKey(limited.record);
+    await store.keys.insertKey(unlimited.record);
+    return { key: limited.key, unlimitedKey: unlimited.key, dates: await store.reader.dates() };
   } finally {
     await store.close();
   }
