@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { registerDemo } from './demo.js';
 import { registerExport } from './export.js';
+import { registerGet } from './get.js';
 import { registerIngest } from './ingest.js';
 import { registerKeys } from './keys.js';
 import { createProgram, runCli } from './run-cli.js';
@@ -14,5 +15,6 @@ registerExport(program);
 registerServe(program);
 registerKeys(program);
 registerDemo(program);
+registerGet(program);
 
 process.exitCode = await runCli(program, process.argv);

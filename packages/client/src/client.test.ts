@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { createHarness, type Harness, type HarnessAppOptions, parseCsv } from '../../../test/api-harness.js';
+import { refusingRateLimitStore } from '../../../test/scripted-rate-limit.js';
 import { GridquoteClient, type RetryInfo } from './client.js';
 import { GridquoteError } from './errors.js';
 
@@ -119,39 +120,28 @@ describe('GridquoteClient against a real server', () => {
 });
 
 describe('retries against a rate-limited server', () => {
-  it('waits Retry-After after a 429 and then succeeds', async () => {
+  it('waits Retry-After after a 429 and then succeeds; without retries it rejects', async () => {
+    // The server's own limiter refuses the 1st and 3rd requests with 429 and Retry-After: 1.
     const { harness, baseUrl } = await listening({
-      rateLimits: { historical: { perSecond: 1, perMinute: 0 }, end_of_day: UNLIMITED },
+      rateLimits: { historical: { perSecond: 5, perMinute: 0 }, end_of_day: UNLIMITED },
+      rateLimitStore: refusingRateLimitStore([1, 3]),
     });
     try {
       const retries: RetryInfo[] = [];
       const client = new GridquoteClient({
         baseUrl,
         key: harness.keys.historical,
-        paceRequests: false,
         onRetry: (info) => retries.push(info),
-        retries: 5,
       });
-      // Three at once: at most two windows are touched, so one of them meets a spent window.
-      const answers = await Promise.all([client.epi(), client.epi(), client.epi()]);
-      // The other key (unlimited) asks for the same latest day: it spends nothing of this key's budget.
       const expected = (await harness.get('/api/epi', { key: 'end_of_day' })).json();
-      for (const answer of answers) expect(answer).toEqual(expected);
-      expect(retries.length).toBeGreaterThan(0);
-      for (const retry of retries)
-        expect(retry).toMatchObject({ operation: 'epi', status: 429, delayMs: 1000 });
+      const started = Date.now();
+      expect(await client.epi()).toEqual(expected);
+      expect(retries).toEqual([{ operation: 'epi', status: 429, attempt: 1, delayMs: 1000 }]);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
 
-      const impatient = new GridquoteClient({
-        baseUrl,
-        key: harness.keys.historical,
-        paceRequests: false,
-        retries: 0,
-      });
-      const results = await Promise.allSettled([impatient.epi(), impatient.epi(), impatient.epi()]);
-      const refused = results.filter((result) => result.status === 'rejected');
-      expect(refused.length).toBeGreaterThan(0);
-      for (const result of refused)
-        expect(result.reason).toMatchObject({ status: 429, code: 'rate-limited' });
+      const impatient = new GridquoteClient({ baseUrl, key: harness.keys.historical, retries: 0 });
+      await expect(impatient.epi()).rejects.toMatchObject({ status: 429, code: 'rate-limited' });
+      expect(await impatient.epi()).toEqual(expected);
     } finally {
       await harness.close();
     }

@@ -35,6 +35,8 @@ export interface ClientOptions {
   readonly paceRequests?: boolean;
   /** Called before each retry (for logs and progress displays). */
   readonly onRetry?: (info: RetryInfo) => void;
+  /** Called before the client waits for the key's spent rate-limit window to reopen (paceRequests). */
+  readonly onPause?: (delayMs: number) => void;
 }
 
 export interface RetryInfo {
@@ -277,7 +279,9 @@ export class GridquoteClient {
   }
 
   private async waitForWindow(signal: AbortSignal | undefined): Promise<void> {
-    const wait = this.windowReopensAt - Date.now();
-    if (wait > 0) await sleep(Math.min(wait, this.maxRetryDelayMs), signal);
+    const wait = Math.min(this.windowReopensAt - Date.now(), this.maxRetryDelayMs);
+    if (wait <= 0) return;
+    this.options.onPause?.(wait);
+    await sleep(wait, signal);
   }
 }
