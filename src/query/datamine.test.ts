@@ -13,8 +13,8 @@ function group(partial: Partial<VolumeGroup>): VolumeGroup {
     efp: false,
     volume: 0,
     qeThirds: 0,
-    mwhTenths: 0,
-    faceValueMillis: 0,
+    mwhTenths: 0n,
+    faceValueMillis: 0n,
     count: 0,
     ...partial,
   };
@@ -52,8 +52,8 @@ describe('datamine tables', () => {
         group({
           productClass: 'baseMonthFutures',
           qeThirds: 2,
-          mwhTenths: 5,
-          faceValueMillis: 500,
+          mwhTenths: 5n,
+          faceValueMillis: 500n,
           volume: 2,
           count: 2,
         }),
@@ -61,16 +61,16 @@ describe('datamine tables', () => {
         group({
           productClass: 'baseQuarterFutures',
           qeThirds: 3,
-          mwhTenths: 4,
-          faceValueMillis: 499,
+          mwhTenths: 4n,
+          faceValueMillis: 499n,
           volume: 1,
           count: 1,
         }),
         group({
           productClass: 'calOptions',
           qeThirds: 12,
-          mwhTenths: 15,
-          faceValueMillis: 1500,
+          mwhTenths: 15n,
+          faceValueMillis: 1500n,
           volume: 1,
           count: 1,
           block: true,
@@ -80,33 +80,33 @@ describe('datamine tables', () => {
       { type: 'au-volume' },
     );
     expect(cells(result, 'quarterlyEquivalentVolume')).toMatchObject({
-      baseMonthFutures: 1,
-      baseQuarterFutures: 1,
-      totalFutures: 2,
-      calOptions: 4,
-      totalOptions: 4,
-      total: 6,
-      block: 4,
+      baseMonthFutures: 1n,
+      baseQuarterFutures: 1n,
+      totalFutures: 2n,
+      calOptions: 4n,
+      totalOptions: 4n,
+      total: 6n,
+      block: 4n,
     });
     expect(cells(result, 'mwh')).toMatchObject({
-      baseMonthFutures: 1,
-      baseQuarterFutures: 0,
-      totalFutures: 1,
-      calOptions: 2,
-      total: 3,
+      baseMonthFutures: 1n,
+      baseQuarterFutures: 0n,
+      totalFutures: 1n,
+      calOptions: 2n,
+      total: 3n,
     });
     expect(cells(result, 'faceValue')).toMatchObject({
-      baseMonthFutures: 1,
-      baseQuarterFutures: 0,
-      calOptions: 2,
-      total: 3,
-      block: 2,
+      baseMonthFutures: 1n,
+      baseQuarterFutures: 0n,
+      calOptions: 2n,
+      total: 3n,
+      block: 2n,
     });
-    expect(cells(result, 'volume')).toMatchObject({ total: 29, block: 26, efp: 25, averageOptions: 25 });
-    expect(cells(result, 'count')).toMatchObject({ total: 5, block: 2, efp: 1 });
+    expect(cells(result, 'volume')).toMatchObject({ total: 29n, block: 26n, efp: 25n, averageOptions: 25n });
+    expect(cells(result, 'count')).toMatchObject({ total: 5n, block: 2n, efp: 1n });
     // Every region appears, in spec order, even without trades.
     expect(result.measures[0]?.regions.map((row) => row.region)).toEqual(['nsw', 'vic', 'qld', 'sa']);
-    expect(cells(result, 'volume', 'sa')).toMatchObject({ total: 0, block: 0, efp: 0 });
+    expect(cells(result, 'volume', 'sa')).toMatchObject({ total: 0n, block: 0n, efp: 0n });
   });
 
   it('leaves out classes and regions the table does not show', async () => {
@@ -117,7 +117,7 @@ describe('datamine tables', () => {
       ]),
       { type: 'au-volume' },
     );
-    expect(cells(result, 'volume')?.total).toBe(0);
+    expect(cells(result, 'volume')?.total).toBe(0n);
   });
 
   it("defaults to the market's latest closed day and the 365 days before it", async () => {

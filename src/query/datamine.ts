@@ -1,7 +1,7 @@
 import type { Region } from '../domain/catalogue.js';
 import type { DatamineClass } from '../domain/datamine.js';
 import { addDays, daysBetween } from '../domain/dates.js';
-import { divideRounded } from '../domain/decimal.js';
+import { divideRoundedBig } from '../domain/decimal.js';
 import type { OpenInterestGroup, VolumeGroup } from '../store/store.js';
 import type { QueryContext } from './context.js';
 import { invalidParameters, type ParamIssue } from './errors.js';
@@ -52,31 +52,34 @@ const LAYOUTS: Readonly<Record<DatamineType, Layout>> = {
   },
 };
 
-/** A measure: its JSON key, the group field it sums and the scale to whole units. */
+/**
+ * A measure: its JSON key, the group field it sums and the scale to whole units. Sums are
+ * bigints: a year of MWh or face value passes 2^53 at the feed's limits (docs/feed-format.md).
+ */
 interface Measure<G> {
   readonly name: string;
-  readonly value: (group: G) => number;
-  readonly per: number;
+  readonly value: (group: G) => bigint;
+  readonly per: bigint;
 }
 
 const VOLUME_MEASURES: readonly Measure<VolumeGroup>[] = [
-  { name: 'volume', value: (g) => g.volume, per: 1 },
-  { name: 'quarterlyEquivalentVolume', value: (g) => g.qeThirds, per: 3 },
-  { name: 'mwh', value: (g) => g.mwhTenths, per: 10 },
-  { name: 'faceValue', value: (g) => g.faceValueMillis, per: 1000 },
-  { name: 'count', value: (g) => g.count, per: 1 },
+  { name: 'volume', value: (g) => BigInt(g.volume), per: 1n },
+  { name: 'quarterlyEquivalentVolume', value: (g) => BigInt(g.qeThirds), per: 3n },
+  { name: 'mwh', value: (g) => g.mwhTenths, per: 10n },
+  { name: 'faceValue', value: (g) => g.faceValueMillis, per: 1000n },
+  { name: 'count', value: (g) => BigInt(g.count), per: 1n },
 ];
 
 const OPEN_INTEREST_MEASURES: readonly Measure<OpenInterestGroup>[] = [
-  { name: 'openInterest', value: (g) => g.openInterest, per: 1 },
-  { name: 'quarterlyEquivalentOpenInterest', value: (g) => g.qeThirds, per: 3 },
-  { name: 'mwh', value: (g) => g.mwhTenths, per: 10 },
-  { name: 'faceValue', value: (g) => g.faceValueMillis, per: 1000 },
+  { name: 'openInterest', value: (g) => BigInt(g.openInterest), per: 1n },
+  { name: 'quarterlyEquivalentOpenInterest', value: (g) => BigInt(g.qeThirds), per: 3n },
+  { name: 'mwh', value: (g) => g.mwhTenths, per: 10n },
+  { name: 'faceValue', value: (g) => g.faceValueMillis, per: 1000n },
 ];
 
 export interface DatamineTable {
   readonly name: string;
-  readonly regions: readonly { readonly region: string; readonly cells: Readonly<Record<string, number>> }[];
+  readonly regions: readonly { readonly region: string; readonly cells: Readonly<Record<string, bigint>> }[];
 }
 
 export interface DatamineLayoutView {
@@ -197,11 +200,11 @@ function tabulate<G extends { region: Region; productClass: DatamineClass; block
   const classes = new Set<string>([...layout.futuresClasses, ...layout.optionClasses]);
   const regions = new Set<string>(layout.regions);
   return measures.map((measure) => {
-    const sums = new Map<string, Map<string, number>>();
+    const sums = new Map<string, Map<string, bigint>>();
     for (const region of layout.regions) sums.set(region, new Map());
     for (const group of groups) {
       if (!regions.has(group.region) || !classes.has(group.productClass)) continue;
-      const cells = sums.get(group.region) as Map<string, number>;
+      const cells = sums.get(group.region) as Map<string, bigint>;
       const value = measure.value(group);
       add(cells, group.productClass, value);
       if (group.block) add(cells, 'block', value);
@@ -210,11 +213,11 @@ function tabulate<G extends { region: Region; productClass: DatamineClass; block
     return {
       name: measure.name,
       regions: layout.regions.map((region) => {
-        const raw = sums.get(region) as Map<string, number>;
-        const cells: Record<string, number> = {};
-        const round = (key: string) => divideRounded(raw.get(key) ?? 0, measure.per);
-        let totalFutures = 0;
-        let totalOptions = 0;
+        const raw = sums.get(region) as Map<string, bigint>;
+        const cells: Record<string, bigint> = {};
+        const round = (key: string) => divideRoundedBig(raw.get(key) ?? 0n, measure.per);
+        let totalFutures = 0n;
+        let totalOptions = 0n;
         for (const name of layout.futuresClasses) {
           cells[name] = round(name);
           totalFutures += cells[name];
@@ -236,6 +239,6 @@ function tabulate<G extends { region: Region; productClass: DatamineClass; block
   });
 }
 
-function add(cells: Map<string, number>, key: string, value: number): void {
-  cells.set(key, (cells.get(key) ?? 0) + value);
+function add(cells: Map<string, bigint>, key: string, value: bigint): void {
+  cells.set(key, (cells.get(key) ?? 0n) + value);
 }

@@ -16,7 +16,8 @@ export interface TradeLogResult {
     readonly trades: number;
     readonly volume: number;
     readonly mwhTenths: number;
-    readonly faceValueCents: number;
+    /** bigint: a day of trades at the feed's limits passes 2^53 cents (docs/feed-format.md). */
+    readonly faceValueCents: bigint;
   };
   /** In time order. */
   readonly rows: TradeRow[];
@@ -38,13 +39,14 @@ export async function queryTradeLog(context: QueryContext, params: TradeLogParam
   const rows = await reader.tradeLog({ date, selection });
   if (rows.length === 0) await requireListed(reader, params.scope);
   let volume = 0;
+  // at most 10^6 trades a day of 87,840 tenths x 10^4 lots: below 2^53 (docs/feed-format.md)
   let mwhTenths = 0;
-  let faceValueCents = 0;
+  let faceValueCents = 0n;
   for (const row of rows) {
     volume += row.volume;
     mwhTenths += row.mwhTenths ?? 0;
     // The summary adds the rows' displayed face values, so a reader's sum of the rows matches.
-    if (row.faceValueMillis !== null) faceValueCents += rescaleDown(row.faceValueMillis, 1);
+    if (row.faceValueMillis !== null) faceValueCents += BigInt(rescaleDown(row.faceValueMillis, 1));
   }
   return {
     date,

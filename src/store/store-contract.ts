@@ -743,8 +743,8 @@ export function describeMarketStore(
             efp: false,
             volume: 15,
             qeThirds: 45,
-            mwhTenths: 15 * 2160 * 10,
-            faceValueMillis: 10 * 550 * 2160 * 10 + 5 * 300 * 2160 * 10,
+            mwhTenths: BigInt(15 * 2160 * 10),
+            faceValueMillis: BigInt(10 * 550 * 2160 * 10 + 5 * 300 * 2160 * 10),
             count: 2,
           },
           {
@@ -755,12 +755,13 @@ export function describeMarketStore(
             // the strip's legs and the quarter's own trades; the strip row itself is not counted
             volume: 2 + 2 + 2 + 3 + 5 + 4 + 1,
             qeThirds: 19 * 3,
-            mwhTenths: 44_160 + 44_160 + 43_200 + bnhMwh + 2160 * 10,
-            faceValueMillis:
+            mwhTenths: BigInt(44_160 + 44_160 + 43_200 + bnhMwh + 2160 * 10),
+            faceValueMillis: BigInt(
               542_373_120 +
-              483_816_960 +
-              545_745_600 +
-              (3 * 12501 + 5 * 12600 + 4 * 12400 + 12320) * 2160 * 10,
+                483_816_960 +
+                545_745_600 +
+                (3 * 12501 + 5 * 12600 + 4 * 12400 + 12320) * 2160 * 10,
+            ),
             count: 7,
           },
           {
@@ -770,8 +771,8 @@ export function describeMarketStore(
             efp: true,
             volume: 2,
             qeThirds: 6,
-            mwhTenths: 2 * 2160 * 10,
-            faceValueMillis: 2 * 11000 * 2160 * 10,
+            mwhTenths: BigInt(2 * 2160 * 10),
+            faceValueMillis: BigInt(2 * 11000 * 2160 * 10),
             count: 1,
           },
           {
@@ -781,8 +782,8 @@ export function describeMarketStore(
             efp: false,
             volume: 30,
             qeThirds: 90,
-            mwhTenths: 30 * 2160 * 10,
-            faceValueMillis: 30 * 13000 * 2160 * 10,
+            mwhTenths: BigInt(30 * 2160 * 10),
+            faceValueMillis: BigInt(30 * 13000 * 2160 * 10),
             count: 1,
           },
         ]);
@@ -800,8 +801,8 @@ export function describeMarketStore(
               efp: false,
               volume: 3,
               qeThirds: 9,
-              mwhTenths: 6480,
-              faceValueMillis: 3 * 15000 * 2160,
+              mwhTenths: BigInt(6480),
+              faceValueMillis: BigInt(3 * 15000 * 2160),
               count: 1,
             },
           ],
@@ -815,19 +816,72 @@ export function describeMarketStore(
             productClass: 'averageOptions',
             openInterest: 50,
             qeThirds: 150,
-            mwhTenths: 50 * 2160 * 10,
-            faceValueMillis: 50 * 560 * 2160 * 10,
+            mwhTenths: BigInt(50 * 2160 * 10),
+            faceValueMillis: BigInt(50 * 560 * 2160 * 10),
           },
           {
             region: 'nsw',
             productClass: 'baseQuarterFutures',
             openInterest: 1000,
             qeThirds: 3000,
-            mwhTenths: 1000 * 2160 * 10,
-            faceValueMillis: 1000 * 12400 * 2160 * 10,
+            mwhTenths: BigInt(1000 * 2160 * 10),
+            faceValueMillis: BigInt(1000 * 12400 * 2160 * 10),
           },
         ]);
         expect(await store.reader.datamineOpenInterest({ market: 'au_electricity', date: D3 })).toEqual([]);
+      });
+    });
+
+    describe('amounts at the feed limits', () => {
+      // The largest trade and open interest the feed accepts (docs/feed-format.md, "Limits"):
+      // 10,000 lots at 100,000.00, 1,000,000 lots of open interest. A day of 5,000 such trades
+      // of one quarter passes 2^63 millis of face value, in two appends (so both the in-memory
+      // sums and the stored rows carry it).
+      const LOTS = 10_000;
+      const CENTS = 10_000_000;
+      const faceOfOne = BigInt(LOTS) * BigInt(CENTS) * 2208n * 10n;
+
+      it('keeps datamine volume sums exact beyond 2^53 and 2^63', async () => {
+        const trades = (first: number, count: number, cents: number) =>
+          Array.from({ length: count }, (_, index) =>
+            trade(D1, first + index, '110000', 'BNZ2028', cents, LOTS),
+          );
+        await store.writer.append(trades(1, 2500, CENTS));
+        await store.writer.append([...trades(2501, 2500, CENTS), ...trades(5001, 10, -CENTS)]);
+        await store.writer.append(trades(1, 1, CENTS)); // a replay adds nothing
+        const { groups } = await store.reader.datamineVolume({ market: 'au_electricity', from: D1, to: D1 });
+        const [group, ...others] = groups;
+        expect(others).toEqual([]);
+        expect(group).toMatchObject({
+          volume: 5010 * LOTS,
+          qeThirds: 5010 * LOTS * 3,
+          mwhTenths: 5010n * BigInt(LOTS) * 2208n * 10n,
+          faceValueMillis: 4990n * faceOfOne,
+          count: 5010,
+        });
+        const log = await store.reader.tradeLog({ date: D1, selection: { market: 'au_electricity' } });
+        expect(log).toHaveLength(5010);
+        expect(log[0]?.faceValueMillis).toBe(Number(faceOfOne));
+      });
+
+      it('keeps datamine open interest sums exact beyond 2^53', async () => {
+        const codes = ['BNH2026', 'BNM2026', 'BNU2026', 'BNZ2026'];
+        await store.writer.append(
+          codes.flatMap((code, index) => [
+            settle(D1, 2 * index + 1, code, CENTS),
+            openInterest(D1, 2 * index + 2, code, 1_000_000),
+          ]),
+        );
+        const [group] = await store.reader.datamineOpenInterest({ market: 'au_electricity', date: D1 });
+        const hours = 2160n + 2184n + 2208n + 2208n;
+        expect(group).toEqual({
+          region: 'nsw',
+          productClass: 'baseQuarterFutures',
+          openInterest: 4_000_000,
+          qeThirds: 12_000_000,
+          mwhTenths: 1_000_000n * hours * 10n,
+          faceValueMillis: 1_000_000n * BigInt(CENTS) * hours * 10n,
+        });
       });
     });
 

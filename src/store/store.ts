@@ -132,8 +132,9 @@ export interface VolumeGroup {
   readonly efp: boolean;
   readonly volume: number;
   readonly qeThirds: number;
-  readonly mwhTenths: number;
-  readonly faceValueMillis: number;
+  /** bigint: a year of the feed's largest days passes 2^53 (docs/feed-format.md, "Limits"). */
+  readonly mwhTenths: bigint;
+  readonly faceValueMillis: bigint;
   readonly count: number;
 }
 
@@ -143,8 +144,9 @@ export interface OpenInterestGroup {
   readonly productClass: DatamineClass;
   readonly openInterest: number;
   readonly qeThirds: number;
-  readonly mwhTenths: number;
-  readonly faceValueMillis: number;
+  /** bigint: many contracts at the feed's limits pass 2^53 (docs/feed-format.md, "Limits"). */
+  readonly mwhTenths: bigint;
+  readonly faceValueMillis: bigint;
 }
 
 /** A whole market, futures and options together (the tradelog/trades `market` parameter). */
