@@ -336,7 +336,7 @@ async function startOf(
     return {
       problem: {
         code: 'bad-request',
-        detail: `Last-Event-ID ${shown} is not an event id of this stream (yyyyMMdd-nnnnnn)`,
+        detail: `cannot resume after ${shown}: it is not an event id of this stream (yyyyMMdd-nnnnnn); reconnect without Last-Event-ID to start the current day`,
       },
     };
   }
