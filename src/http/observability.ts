@@ -8,7 +8,6 @@ import type {
 } from 'fastify';
 import type { Metrics } from './metrics.js';
 import { operationName } from './openapi.js';
-import { redactStreamToken } from './stream/stream-token.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -111,7 +110,7 @@ function observer(operation: string, options: ObservabilityOptions): onResponseH
         keyId: request.keyId === '' ? null : request.keyId,
         operation,
         method: request.method,
-        url: redactStreamToken(redactKeys(request.url)),
+        url: redactKeys(request.url),
         status,
         durationMs: Math.round(elapsed * 1000) / 1000,
         bytes: bytesSent(request, reply),

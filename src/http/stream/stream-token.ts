@@ -8,7 +8,8 @@ import type { ApiKeyRecord } from '../../store/store.js';
  * stream with `?token=`. The token is `gqs_<key id>_<expiry, Unix seconds>_<MAC>`: an HMAC-SHA256
  * (its first 128 bits) over the id, the expiry and the key's stored secret hash, so it names its key, expires on its
  * own, and dies with the key (a revoked or replaced key's tokens fail). Replicas share the
- * signing secret (config.ts streamTokenSecret); without one each process draws its own.
+ * signing secret (config.ts streamTokenSecret); without one each process draws its own. The
+ * request log redacts it (observability.ts: a parameter named token).
  */
 
 const TOKEN = /^gqs_([0-9a-f]{12})_(\d{10})_([A-Za-z0-9_-]{22})$/;
@@ -50,11 +51,4 @@ export function createStreamTokens(secret: string | undefined, ttlSeconds: numbe
       return presented.length === expected.length && timingSafeEqual(presented, expected);
     },
   };
-}
-
-const TOKEN_IN_QUERY = /([?&]token=)[^&#]*/gi;
-
-/** The token grants access for its lifetime: it must not reach a log line either. */
-export function redactStreamToken(url: string): string {
-  return url.includes('token=') ? url.replace(TOKEN_IN_QUERY, '$1[redacted]') : url;
 }
