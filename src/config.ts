@@ -116,6 +116,30 @@ export const SETTINGS = {
     fallback: undefined as string | undefined,
     parse: secretToken,
   },
+  streamsPerKey: {
+    env: 'GRIDQUOTE_STREAMS_PER_KEY',
+    placeholder: 'n',
+    description: 'event streams (GET /api/stream) one API key may hold open at once; one more is a 429',
+    fallback: 5,
+    parse: (text) => wholeNumber(text, 1, 10_000, 'a number of streams'),
+  },
+  streamQueueBytes: {
+    env: 'GRIDQUOTE_STREAM_QUEUE_BYTES',
+    placeholder: 'bytes',
+    description:
+      'unread bytes a stream client may leave queued; beyond it the stream ends with a slow-consumer error',
+    fallback: 1_048_576,
+    parse: (text) => wholeNumber(text, 16_384, 1_073_741_824, 'a size in bytes'),
+  },
+  streamTokenSecret: {
+    env: 'GRIDQUOTE_STREAM_TOKEN_SECRET',
+    placeholder: 'secret',
+    description:
+      'HMAC secret of stream tokens (GET /api/stream/token); replicas behind one address must share it; ' +
+      'unset, each process draws its own (prefer the env var: a flag shows in process listings)',
+    fallback: undefined as string | undefined,
+    parse: secretToken,
+  },
 } satisfies Readonly<Record<string, Setting<unknown>>>;
 
 export type SettingName = keyof typeof SETTINGS;

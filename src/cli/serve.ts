@@ -12,7 +12,7 @@ import {
   type SettingName,
 } from '../config.js';
 import type { ExchangeClock } from '../domain/exchange-clock.js';
-import { buildApp } from '../http/app.js';
+import { type AppOptions, buildApp } from '../http/app.js';
 import type { HttpLimits } from '../http/limits.js';
 import { openSqliteStore } from '../store/sqlite/open-sqlite-store.js';
 import type { MarketStore } from '../store/store.js';
@@ -33,6 +33,17 @@ export interface ServerOptions {
   readonly shutdownGraceMs?: number;
   /** Opens GET /metrics to any client sending it; without one only loopback clients may scrape. */
   readonly metricsToken?: string;
+  /** Event stream settings (per-key cap, queue bound, token secret); the app's defaults when omitted. */
+  readonly streams?: AppOptions['streams'];
+}
+
+/** The event stream settings of config.ts, as the app takes them. */
+export function streamSettings(config: Config): NonNullable<AppOptions['streams']> {
+  return {
+    perKey: config.streamsPerKey,
+    queueBytes: config.streamQueueBytes,
+    ...(config.streamTokenSecret === undefined ? {} : { tokenSecret: config.streamTokenSecret }),
+  };
 }
 
 export interface RunningServer {
@@ -58,8 +69,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     logger: logLevel === false ? false : { level: logLevel },
     ...(options.limits ? { limits: options.limits } : {}),
     ...(options.metricsToken === undefined ? {} : { metricsToken: options.metricsToken }),
-    // In-process ingest (the demo's live feed) notifies the app: metrics, cache.
+    // In-process ingest (the demo's live feed) notifies the app: metrics, cache, event streams.
     onAppend: (listener) => store.onAppend(listener),
+    events: store.events,
+    ...(options.streams ? { streams: options.streams } : {}),
   });
   const graceMs = options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS;
   try {
@@ -110,6 +123,7 @@ export function registerServe(program: Command, io: CliIo = PROCESS_IO): Command
       limits: config,
       shutdownGraceMs: config.shutdownGraceMs,
       metricsToken: config.metricsToken,
+      streams: streamSettings(config),
     });
     io.stderr.write(`serving ${config.db} at ${server.url}\n`);
     await runUntilSignal(

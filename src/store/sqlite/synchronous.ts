@@ -58,5 +58,6 @@ export function promisedEventLog(sync: Synchronous<EventLog>): EventLog {
         yield* sync.lines(query);
       })();
     },
+    after: settle((query) => sync.after(query)),
   };
 }
