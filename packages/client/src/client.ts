@@ -64,6 +64,13 @@ export interface RawAnswer {
   readonly headers: Headers;
 }
 
+/** A stream token: valid until `expires` (Unix time in seconds), `expires_in` seconds from issue. */
+export interface StreamToken {
+  readonly token: string;
+  readonly expires: string;
+  readonly expires_in: string;
+}
+
 /** Query parameter values as the client accepts them: omitted when undefined. */
 type QueryValues = Readonly<Record<string, string | number | boolean | undefined>>;
 
@@ -188,12 +195,35 @@ export class GridquoteClient {
    * One request as sent and answered (after retries): the body text, the ETag and the headers;
    * a 304 when `ifNoneMatch` names the current ETag. Any other status rejects with GridquoteError.
    */
-  async request<O extends OperationName>(
+  request<O extends OperationName>(
     operation: O,
     params: Operations[O]['params'],
     options: RawRequestOptions = {},
   ): Promise<RawAnswer> {
-    const url = this.url(OPERATIONS[operation].path, params as QueryValues);
+    return this.send(operation, OPERATIONS[operation].path, params as QueryValues, options);
+  }
+
+  /**
+   * A short-lived stream token (GET /api/stream/token) for a browser's EventSource, which cannot
+   * send the Authorization header; see eventSourceUrl. Keys themselves never go in a URL.
+   */
+  async streamToken(options?: RequestOptions): Promise<StreamToken> {
+    const answer = await this.send('stream-token', '/api/stream/token', {}, { ...options, format: 'json' });
+    return JSON.parse(answer.body) as StreamToken;
+  }
+
+  /** The URL of GET /api/stream for `new EventSource(url)`, authenticated by a stream token. */
+  eventSourceUrl(params: StreamParams, token: string): string {
+    return this.url('/api/stream', { ...(params as QueryValues), token });
+  }
+
+  private async send(
+    operation: string,
+    path: string,
+    params: QueryValues,
+    options: RawRequestOptions,
+  ): Promise<RawAnswer> {
+    const url = this.url(path, params);
     const headers: Record<string, string> = {
       authorization: `Bearer ${this.options.key}`,
       accept: options.format === 'csv' ? 'text/csv' : 'application/json',

@@ -7,6 +7,7 @@ export {
   type RawRequestOptions,
   type RequestOptions,
   type RetryInfo,
+  type StreamToken,
 } from './client.js';
 export { parseCsv } from './csv.js';
 export { addDays, eachDay, eachWeekday, isoDate, ymd } from './dates.js';

@@ -1,25 +1,27 @@
 import type { MessagesResponse, TickerResponse } from './openapi-types.js';
 import type { SseMessage } from './sse.js';
 
+/** The ticker kinds and message kinds a stream may select (comma-separated in `type` / `messages`). */
+export type TickerKind = 'book' | 'trade' | 'settle';
+export type MessageKind = 'message_board' | 'registered_trades' | 'custom_market';
+
 /**
- * What GET /api/stream selects (docs/api.md, the event stream): like the ticker, one of
- * `futures`, `options` (market or any code form) or `market`, optionally narrowed by `type`
- * (ticker kinds) and `messages` (message kinds), both comma-separated; or `publications: 1`
- * for the end-of-day publication announcements. `from` (HHmmss) starts the current day there.
+ * What GET /api/stream selects (docs/api.md, the event stream): exactly one of `futures`,
+ * `options` (market code or any code form), `market`, or `publications: '1'` (the end-of-day
+ * publication announcements, the only stream an end_of_day key may open). Market data may be
+ * narrowed by `type` (ticker kinds; default all, unless only `messages` are asked for) and
+ * `messages` (message kinds), each one kind or several comma-separated. `from` (HHmmss) starts
+ * the current day at that time instead of its first event.
  */
 export type StreamParams =
-  | ((
-      | { futures: string; options?: never; market?: never }
-      | { options: string; futures?: never; market?: never }
-      | { market: string; futures?: never; options?: never }
-    ) & {
-      type?: string;
-      messages?: string;
-      from?: string;
-      publications?: never;
-    })
+  | (MarketData &
+      (
+        | { futures: string; options?: never; market?: never; publications?: never }
+        | { options: string; futures?: never; market?: never; publications?: never }
+        | { market: string; futures?: never; options?: never; publications?: never }
+      ))
   | {
-      publications: 1 | '1';
+      publications: '1';
       futures?: never;
       options?: never;
       market?: never;
@@ -27,6 +29,32 @@ export type StreamParams =
       messages?: never;
       from?: string;
     };
+
+interface MarketData {
+  type?: string;
+  messages?: string;
+  from?: string;
+}
+
+/** The query parameters the client sends (it resumes with the Last-Event-ID header, not a parameter). */
+export const STREAM_PARAMETERS = [
+  'futures',
+  'options',
+  'market',
+  'publications',
+  'type',
+  'messages',
+  'from',
+] as const;
+
+/** An end-of-day product of a day that became available: the answers of `operations` for `date` are now final. */
+export interface Publication {
+  readonly date: string;
+  /** Absent for the index values (epi, npi), which are exchange-wide. */
+  readonly market?: string;
+  readonly published: 'settlement' | 'open_interest' | 'epi' | 'npi';
+  readonly operations: readonly string[];
+}
 
 export type TickerMessage = TickerResponse['data'][number];
 export type BoardMessage = Extract<
@@ -47,7 +75,7 @@ export type StreamEvent =
   | EventOf<'book' | 'trade' | 'settle', TickerMessage>
   | EventOf<'message_board' | 'registered_trades', BoardMessage>
   | EventOf<'custom_market', CustomMarketRecord>
-  | EventOf<'publication', Record<string, unknown>>;
+  | EventOf<'publication', Publication>;
 
 const KINDS: ReadonlySet<string> = new Set<StreamEvent['event']>([
   'book',
