@@ -1,4 +1,4 @@
-import type { MessagesResponse, TickerResponse } from './openapi-types.js';
+import type { MessagesParams, MessagesResponse, TickerResponse } from './openapi-types.js';
 import type { SseMessage } from './sse.js';
 
 /** The ticker kinds and message kinds a stream may select (comma-separated in `type` / `messages`). */
@@ -51,11 +51,12 @@ export const STREAM_PARAMETERS = [
 export interface Publication {
   readonly date: string;
   /** Absent for the index values (epi, npi), which are exchange-wide. */
-  readonly market?: string;
+  readonly market?: MarketCode;
   readonly published: 'settlement' | 'open_interest' | 'epi' | 'npi';
   readonly operations: readonly string[];
 }
 
+export type MarketCode = MessagesParams['market'];
 export type TickerMessage = TickerResponse['data'][number];
 export type BoardMessage = Extract<
   MessagesResponse,
@@ -72,7 +73,9 @@ interface EventOf<E extends string, D> {
 }
 
 export type StreamEvent =
-  | EventOf<'book' | 'trade' | 'settle', TickerMessage>
+  | EventOf<'book', Extract<TickerMessage, { type: 'book' }>>
+  | EventOf<'trade', Extract<TickerMessage, { type: 'trade' }>>
+  | EventOf<'settle', Extract<TickerMessage, { type: 'settle' }>>
   | EventOf<'message_board' | 'registered_trades', BoardMessage>
   | EventOf<'custom_market', CustomMarketRecord>
   | EventOf<'publication', Publication>;
