@@ -1,9 +1,12 @@
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type GridquoteClient, GridquoteError, type OperationName } from '@gridquote/client';
+import { type GridquoteClient, GridquoteError, type OperationName, type Operations } from '@gridquote/client';
 import { tradingDaysBetween } from '../domain/calendar.js';
 import { CliError } from './cli-io.js';
 import { DownloadIndex } from './download-index.js';
+
+/** Parameters from the command line are not typed: the server checks them (a 400 stops the run). */
+type Params = Operations[OperationName]['params'];
 
 /** One `gridquote get` run: which operation, with which parameters, over which days, into where. */
 export interface BulkRequest {
@@ -97,7 +100,7 @@ export async function downloadDays(
       outcome = 'complete';
     } else {
       const answer = await client
-        .request(request.operation, dayParams(request.operation, params, day) as never, {
+        .request(request.operation, dayParams(request.operation, params, day) as Params, {
           format: request.format,
           ...(known ? { ifNoneMatch: known.etag } : {}),
           ...(request.signal ? { signal: request.signal } : {}),

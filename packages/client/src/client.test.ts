@@ -75,6 +75,8 @@ describe('GridquoteClient against a real server', () => {
     expectTypeOf(trades.trades[0]).toEqualTypeOf<
       { time: string; code: string; volume: string; price: string; block: boolean } | undefined
     >();
+    // @ts-expect-error: a parameter the operation does not define is a type error (and a 400)
+    await expect(client.data({ futures: 'BNH', dat: '20250227' })).rejects.toMatchObject({ status: 400 });
     // @ts-expect-error: the exclusive parameters cannot be sent together
     await expect(client.tradelog({ market: 'au_gas', futures: 'GZH' })).rejects.toMatchObject({
       status: 400,

@@ -74,6 +74,12 @@ export interface StreamToken {
 /** Query parameter values as the client accepts them: omitted when undefined. */
 type QueryValues = Readonly<Record<string, string | number | boolean | undefined>>;
 
+/**
+ * The parameters as sent, refusing names the operation does not define: a generic parameter
+ * would otherwise let an object literal carry a typo (`dat:`) past the compiler.
+ */
+type Exactly<P, Allowed> = P & Record<Exclude<keyof P, keyof Allowed>, never>;
+
 /** The answer of an operation whose envelope echoes the instrument parameter that was sent. */
 type ByInstrument<R, P> = P extends { options: string }
   ? Extract<R, { options: string }>
@@ -114,7 +120,7 @@ export class GridquoteClient {
   }
 
   ticker<P extends Operations['ticker']['params']>(
-    params: P,
+    params: Exactly<P, Operations['ticker']['params']>,
     options?: RequestOptions,
   ): Promise<ByInstrument<TickerResponse, P>> {
     return this.json('ticker', params, options) as Promise<ByInstrument<TickerResponse, P>>;
@@ -141,33 +147,36 @@ export class GridquoteClient {
     return this.json('tradelog', params, options);
   }
 
-  messages<P extends MessagesParams>(params: P, options?: RequestOptions): Promise<MessagesResult<P>> {
+  messages<P extends MessagesParams>(
+    params: Exactly<P, MessagesParams>,
+    options?: RequestOptions,
+  ): Promise<MessagesResult<P>> {
     return this.json('messages', params, options) as Promise<MessagesResult<P>>;
   }
 
   trades<P extends Operations['trades']['params']>(
-    params: P,
+    params: Exactly<P, Operations['trades']['params']>,
     options?: RequestOptions,
   ): Promise<ByInstrument<TradesResponse, P>> {
     return this.json('trades', params, options) as Promise<ByInstrument<TradesResponse, P>>;
   }
 
   data<P extends Operations['data']['params']>(
-    params: P,
+    params: Exactly<P, Operations['data']['params']>,
     options?: RequestOptions,
   ): Promise<ByInstrument<DataResponse, P>> {
     return this.json('data', params, options) as Promise<ByInstrument<DataResponse, P>>;
   }
 
   intraday<P extends Operations['intraday']['params']>(
-    params: P,
+    params: Exactly<P, Operations['intraday']['params']>,
     options?: RequestOptions,
   ): Promise<ByInstrument<IntradayResponse, P>> {
     return this.json('intraday', params, options) as Promise<ByInstrument<IntradayResponse, P>>;
   }
 
   datamine<P extends DatamineParams>(
-    params: P,
+    params: Exactly<P, DatamineParams>,
     options?: RequestOptions,
   ): Promise<DatamineResults[P['type']]> {
     return this.json('datamine', params, options) as Promise<DatamineResults[P['type']]>;

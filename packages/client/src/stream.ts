@@ -34,6 +34,8 @@ export interface ResumeOptions {
 
 const RETRYABLE = new Set([429, 502, 503, 504]);
 const MAX_BACKOFF_MS = 30_000;
+/** The server's heartbeat interval: a connection up this long was a working one. */
+const HEALTHY_AFTER_MS = 15_000;
 
 /**
  * The events of a server-sent event stream over fetch, reconnecting by itself after a dropped
@@ -59,6 +61,7 @@ export async function* resumingEvents(
     const abortConnection = () => connection.abort(options.signal?.reason);
     options.signal?.addEventListener('abort', abortConnection, { once: true });
     let delivered = false;
+    let openedAt: number | undefined;
     let cause: unknown;
     let advisedDelay: number | undefined;
     try {
@@ -75,6 +78,7 @@ export async function* resumingEvents(
       } else if (response.body === null) {
         cause = new Error('the stream has no body');
       } else {
+        openedAt = Date.now();
         const parser = new SseParser(lastEventId);
         const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
         try {
@@ -93,7 +97,6 @@ export async function* resumingEvents(
               }
               lastEventId = message.id === '' ? lastEventId : message.id;
               delivered = true;
-              failures = 0;
               yield message;
             }
             serverRetryMs = parser.retryMs ?? serverRetryMs;
@@ -111,7 +114,10 @@ export async function* resumingEvents(
       options.signal?.removeEventListener('abort', abortConnection);
       connection.abort();
     }
-    if (!delivered) failures++;
+    // A connection that delivered, or stayed up past a heartbeat interval, was healthy: only a
+    // run of short-lived failures (refused, cut at once) counts towards giving up.
+    const healthy = delivered || (openedAt !== undefined && Date.now() - openedAt >= HEALTHY_AFTER_MS);
+    failures = healthy ? 0 : failures + 1;
     if (failures > maxReconnects) {
       throw new GridquoteError(0, `the event stream failed ${failures} times in a row: ${describe(cause)}`);
     }
