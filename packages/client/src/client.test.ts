@@ -167,3 +167,63 @@ describe('retries against a rate-limited server', () => {
     }
   });
 });
+
+describe('retries of a store outage (503)', () => {
+  const problem = (status: number, retryAfter: string) =>
+    new Response(
+      JSON.stringify({
+        type: 'tag:gridquote,2025:problems/store-unavailable',
+        title: 'x',
+        status,
+        detail: 'down',
+      }),
+      {
+        status,
+        headers: { 'content-type': 'application/problem+json', 'retry-after': retryAfter },
+      },
+    );
+
+  it('retries a 503 after its Retry-After, and not beyond the longest wait it accepts', async () => {
+    const answers = [problem(503, '0'), new Response('{"date":"20250228","data":[]}', { status: 200 })];
+    const sent: string[] = [];
+    const retries: RetryInfo[] = [];
+    const client = new GridquoteClient({
+      baseUrl: 'http://gridquote.invalid/',
+      key: 'gq_000000000000_k',
+      fetch: async (input) => {
+        sent.push(String(input));
+        return answers.shift() ?? problem(500, '0');
+      },
+      onRetry: (info) => retries.push(info),
+    });
+    expect(await client.epi({ date: '20250228' })).toEqual({ date: '20250228', data: [] });
+    expect(sent).toEqual([
+      'http://gridquote.invalid/api/epi?date=20250228',
+      'http://gridquote.invalid/api/epi?date=20250228',
+    ]);
+    expect(retries).toEqual([{ operation: 'epi', status: 503, attempt: 1, delayMs: 0 }]);
+
+    const patient = new GridquoteClient({
+      baseUrl: 'http://gridquote.invalid',
+      key: 'gq_000000000000_k',
+      maxRetryDelayMs: 5000,
+      fetch: async () => problem(503, '3600'),
+    });
+    const started = Date.now();
+    await expect(patient.npi()).rejects.toMatchObject({ status: 503, code: 'store-unavailable' });
+    expect(Date.now() - started).toBeLessThan(5000);
+
+    let calls = 0;
+    const bounded = new GridquoteClient({
+      baseUrl: 'http://gridquote.invalid',
+      key: 'gq_000000000000_k',
+      retries: 2,
+      fetch: async () => {
+        calls++;
+        return problem(503, '0');
+      },
+    });
+    await expect(bounded.npi()).rejects.toMatchObject({ status: 503 });
+    expect(calls).toBe(3);
+  });
+});
