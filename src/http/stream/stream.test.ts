@@ -1,3 +1,4 @@
+import { Validator } from '@seriousme/openapi-schema-validator';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { seededStore } from '../../../test/fixtures.js';
@@ -9,6 +10,7 @@ import type { MarketStore } from '../../store/store.js';
 import { createApiKey } from '../api-keys.js';
 import { type AppOptions, buildApp } from '../app.js';
 import { isSelected, type MarketSelection, StreamItem } from './stream-items.js';
+import { STREAM_SPEC } from './stream-route.js';
 
 /**
  * GET /api/stream over a listening server. Each fixture is a store whose seeded history ends on
@@ -526,5 +528,31 @@ describe('GET /api/stream/token', () => {
     expect(logged).toContain('token=[redacted]');
     expect(logged).not.toContain(token);
     expect(logged).not.toContain(token.slice(-22));
+  });
+});
+
+describe('the stream in the OpenAPI document', () => {
+  it('is described, with the parameters its spec validates, in a valid document', async () => {
+    const f = await fixture();
+    const { app } = await f.serve();
+    const document = (await app.inject({ url: '/api/openapi.json' })).json() as {
+      paths: Record<string, { get: { parameters?: { name: string }[]; security?: unknown[] } }>;
+      components: { securitySchemes: Record<string, unknown> };
+    };
+    const stream = document.paths['/api/stream']?.get;
+    expect(stream?.parameters?.map((parameter) => parameter.name)).toEqual([
+      ...Object.keys(STREAM_SPEC.params),
+      'Last-Event-ID',
+    ]);
+    expect(stream?.security).toEqual([{ apiKey: [] }, { streamToken: [] }]);
+    expect(document.paths['/api/stream/token']).toBeDefined();
+    expect(document.paths['/api/ticker']).toBeDefined();
+    expect(document.components.securitySchemes.streamToken).toMatchObject({
+      type: 'apiKey',
+      in: 'query',
+      name: 'token',
+    });
+    const result = await new Validator().validate(document as unknown as Record<string, unknown>);
+    expect(result.errors).toBeUndefined();
   });
 });
