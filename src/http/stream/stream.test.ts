@@ -9,6 +9,7 @@ import { ingestEvents } from '../../ingest/ingest-events.js';
 import type { MarketStore } from '../../store/store.js';
 import { createApiKey } from '../api-keys.js';
 import { type AppOptions, buildApp } from '../app.js';
+import { DEFAULT_HTTP_LIMITS } from '../limits.js';
 import { isSelected, type MarketSelection, StreamItem } from './stream-items.js';
 import { STREAM_SPEC } from './stream-route.js';
 
@@ -474,11 +475,18 @@ describe('GET /api/stream: bounds', () => {
     expect(client.comments).toContain('server shutting down');
   });
 
-  it('sends heartbeat comments while nothing happens', async () => {
+  it('sends heartbeat comments while nothing happens, which keep it past the idle and request timeouts', async () => {
     const f = await fixture();
-    const { base } = await f.serve({ streams: { heartbeatMs: 20 } });
+    const limits = { ...DEFAULT_HTTP_LIMITS, requestTimeoutMs: 150, idleTimeoutMs: 150 };
+    const { base } = await f.serve({ limits, streams: { heartbeatMs: 20 } });
     const client = await f.connect(`${base}/api/stream?futures=au_electricity&type=settle`).started();
-    await client.until('a heartbeat', (c) => c.comments.includes('heartbeat'));
+    const started = Date.now();
+    await client.until(
+      'heartbeats for longer than both timeouts',
+      (c) => Date.now() - started > 600 && c.comments.length >= 10,
+    );
+    expect(client.ended).toBe(false);
+    expect(client.comments.every((comment) => comment === 'heartbeat')).toBe(true);
   });
 });
 
