@@ -75,7 +75,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     logger: logLevel === false ? false : { level: logLevel },
     ...(options.limits ? { limits: options.limits } : {}),
     ...(options.metricsToken === undefined ? {} : { metricsToken: options.metricsToken }),
-    // Commits, of this process (the demo's live feed) or another (an ingest), reach the app: metrics, cache, event streams.
+    // Commits, of this process (the demo's live feed) or another (an ingest), reach the app: metrics,
+    // cache, event streams.
     onAppend: (listener) => store.onAppend(listener),
     events: store.events,
     ...(options.streams ? { streams: options.streams } : {}),

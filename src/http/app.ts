@@ -34,6 +34,7 @@ import { npiRoute } from './routes/npi.js';
 import { tickerRoute } from './routes/ticker.js';
 import { tradelogRoute } from './routes/tradelog.js';
 import { tradesRoute } from './routes/trades.js';
+import { STREAM_PATHS, STREAM_SECURITY_SCHEMES } from './stream/stream-docs.js';
 import { StreamHub } from './stream/stream-hub.js';
 import { registerStream, type StreamOptions, StreamRegistry } from './stream/stream-route.js';
 import { createStreamTokens } from './stream/stream-token.js';
@@ -209,7 +210,13 @@ export function buildApp(options: AppOptions): FastifyInstance {
   const paths = new Set([
     ...operations.map((route) => route.path),
     ...streamPaths,
-    ...registerDocumentation(app, operations),
+    ...registerDocumentation(
+      app,
+      operations,
+      streamPaths.length > 0
+        ? { paths: STREAM_PATHS, securitySchemes: STREAM_SECURITY_SCHEMES, tags: ['stream'] }
+        : undefined,
+    ),
     ...registerHealth(app, deps.reader),
     registerMetricsEndpoint(app, deps.metrics, options.metricsToken),
   ]);

@@ -59,6 +59,8 @@ export class EventStream implements LiveSubscriber {
     private readonly settings: StreamSettings,
     private readonly metrics: StreamMetrics,
     private readonly onEnd: () => void,
+    /** Logs why the store failed under the stream (the client sees only a problem). */
+    private readonly logFailure: (error: unknown) => void,
   ) {
     this.#cursor = start.cursor;
     this.#after = start.after;
@@ -114,7 +116,8 @@ export class EventStream implements LiveSubscriber {
   }
 
   fail(error: unknown): void {
-    void error;
+    if (this.#closed) return;
+    this.logFailure(error);
     this.closeWithProblem(
       { code: 'store-unavailable', detail: 'the market data store is unavailable; reconnect to resume' },
       this.settings.retryMs,

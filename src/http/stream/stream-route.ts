@@ -208,13 +208,6 @@ async function openStream(deps: StreamDependencies, request: FastifyRequest, rep
       throw new HttpProblem({ code: 'not-acceptable', detail: 'this operation answers text/event-stream' });
     }
     const content = contentOf(values, key);
-    if (registry.closing) {
-      throw new HttpProblem({
-        code: 'store-unavailable',
-        detail: 'the server is shutting down; reconnect shortly',
-        headers: { 'retry-after': '1' },
-      });
-    }
     release = registry.reserve(key.id, options.perKey);
     const lastEventId = headerValue(request.headers['last-event-id']) ?? values.last_event_id;
     const start = await startOf(deps.source, content, lastEventId, values.from);
@@ -233,6 +226,12 @@ async function openStream(deps: StreamDependencies, request: FastifyRequest, rep
     const response = reply.raw;
     response.writeHead(200, headers);
     response.write(sseRetry(options.retryMs));
+    if (registry.closing) {
+      // Arrived on an open connection during shutdown: what every stream got, come back later.
+      release();
+      response.end(sseComment('server shutting down'));
+      return;
+    }
     if ('problem' in start) {
       release();
       response.end(sseEvent({ event: 'error', data: problemBody(start.problem) }));
@@ -253,6 +252,7 @@ async function openStream(deps: StreamDependencies, request: FastifyRequest, rep
         releaseSlot();
         removeStream();
       },
+      (failure) => request.log.error({ err: failure }, 'event stream: the store failed'),
     );
     removeStream = registry.add(stream);
     stream.open();

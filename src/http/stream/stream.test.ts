@@ -1,3 +1,4 @@
+import { Validator } from '@seriousme/openapi-schema-validator';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { seededStore } from '../../../test/fixtures.js';
@@ -8,7 +9,9 @@ import { ingestEvents } from '../../ingest/ingest-events.js';
 import type { MarketStore } from '../../store/store.js';
 import { createApiKey } from '../api-keys.js';
 import { type AppOptions, buildApp } from '../app.js';
+import { DEFAULT_HTTP_LIMITS } from '../limits.js';
 import { isSelected, type MarketSelection, StreamItem } from './stream-items.js';
+import { STREAM_SPEC } from './stream-route.js';
 
 /**
  * GET /api/stream over a listening server. Each fixture is a store whose seeded history ends on
@@ -472,11 +475,18 @@ describe('GET /api/stream: bounds', () => {
     expect(client.comments).toContain('server shutting down');
   });
 
-  it('sends heartbeat comments while nothing happens', async () => {
+  it('sends heartbeat comments while nothing happens, which keep it past the idle and request timeouts', async () => {
     const f = await fixture();
-    const { base } = await f.serve({ streams: { heartbeatMs: 20 } });
+    const limits = { ...DEFAULT_HTTP_LIMITS, requestTimeoutMs: 150, idleTimeoutMs: 150 };
+    const { base } = await f.serve({ limits, streams: { heartbeatMs: 20 } });
     const client = await f.connect(`${base}/api/stream?futures=au_electricity&type=settle`).started();
-    await client.until('a heartbeat', (c) => c.comments.includes('heartbeat'));
+    const started = Date.now();
+    await client.until(
+      'heartbeats for longer than both timeouts',
+      (c) => Date.now() - started > 600 && c.comments.length >= 10,
+    );
+    expect(client.ended).toBe(false);
+    expect(client.comments.every((comment) => comment === 'heartbeat')).toBe(true);
   });
 });
 
@@ -526,5 +536,31 @@ describe('GET /api/stream/token', () => {
     expect(logged).toContain('token=[redacted]');
     expect(logged).not.toContain(token);
     expect(logged).not.toContain(token.slice(-22));
+  });
+});
+
+describe('the stream in the OpenAPI document', () => {
+  it('is described, with the parameters its spec validates, in a valid document', async () => {
+    const f = await fixture();
+    const { app } = await f.serve();
+    const document = (await app.inject({ url: '/api/openapi.json' })).json() as {
+      paths: Record<string, { get: { parameters?: { name: string }[]; security?: unknown[] } }>;
+      components: { securitySchemes: Record<string, unknown> };
+    };
+    const stream = document.paths['/api/stream']?.get;
+    expect(stream?.parameters?.map((parameter) => parameter.name)).toEqual([
+      ...Object.keys(STREAM_SPEC.params),
+      'Last-Event-ID',
+    ]);
+    expect(stream?.security).toEqual([{ apiKey: [] }, { streamToken: [] }]);
+    expect(document.paths['/api/stream/token']).toBeDefined();
+    expect(document.paths['/api/ticker']).toBeDefined();
+    expect(document.components.securitySchemes.streamToken).toMatchObject({
+      type: 'apiKey',
+      in: 'query',
+      name: 'token',
+    });
+    const result = await new Validator().validate(document as unknown as Record<string, unknown>);
+    expect(result.errors).toBeUndefined();
   });
 });
