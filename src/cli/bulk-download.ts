@@ -17,13 +17,11 @@ export interface BulkRequest {
   readonly to: string;
   readonly dir: string;
   readonly format: 'csv' | 'json';
-  /** Also ask the server about files it called final (costs one request each). */
-  readonly revalidate?: boolean;
   readonly signal?: AbortSignal;
 }
 
 /** What happened to one trading day. */
-export type DayOutcome = 'downloaded' | 'unchanged' | 'complete' | 'no-data';
+export type DayOutcome = 'downloaded' | 'unchanged' | 'no-data';
 
 export interface DayReport {
   readonly day: string;
@@ -74,9 +72,9 @@ export function fileName(request: Pick<BulkRequest, 'operation' | 'params' | 'fo
 /**
  * Downloads one file per trading day of the range that has data, in day order, through the API
  * client (which paces itself by the key's RateLimit headers and retries 429/503 after
- * Retry-After). A day answered 404 has no data and is counted, not written. Files completed by an
- * earlier run are skipped when the server called them final, otherwise revalidated with their
- * ETag; the rest are fetched and written atomically. A refusal (bad parameters, bad key) stops
+ * Retry-After). A day answered 404 has no data and is counted, not written. A file completed by an
+ * earlier run and still intact is revalidated with its ETag (a 304 leaves it as it is); the rest
+ * are fetched and written atomically. A refusal (bad parameters, bad key) stops
  * the run at its first day, with the server's words.
  */
 export async function downloadDays(
@@ -89,47 +87,42 @@ export async function downloadDays(
   await removePartials(request.dir);
   const index = await DownloadIndex.load(request.dir);
   const params = Object.fromEntries(request.params);
-  const counts: Record<DayOutcome, number> = { downloaded: 0, unchanged: 0, complete: 0, 'no-data': 0 };
+  const counts: Record<DayOutcome, number> = { downloaded: 0, unchanged: 0, 'no-data': 0 };
   let bytes = 0;
   for (const [i, day] of days.entries()) {
     const file = fileName(request, day);
     const known = await index.intact(file);
+    const answer = await client
+      .request(request.operation, dayParams(request.operation, params, day) as Params, {
+        format: request.format,
+        ...(known ? { ifNoneMatch: known.etag } : {}),
+        ...(request.signal ? { signal: request.signal } : {}),
+      })
+      .catch((error: unknown) => {
+        if (error instanceof GridquoteError && error.status === 404 && error.code === 'no-data')
+          return undefined;
+        throw refusal(error);
+      });
     let outcome: DayOutcome;
-    let size = known?.bytes ?? 0;
-    if (known?.final && !request.revalidate) {
-      outcome = 'complete';
+    let size = 0;
+    if (answer === undefined) {
+      outcome = 'no-data';
     } else {
-      const answer = await client
-        .request(request.operation, dayParams(request.operation, params, day) as Params, {
-          format: request.format,
-          ...(known ? { ifNoneMatch: known.etag } : {}),
-          ...(request.signal ? { signal: request.signal } : {}),
-        })
-        .catch((error: unknown) => {
-          if (error instanceof GridquoteError && error.status === 404 && error.code === 'no-data')
-            return undefined;
-          throw refusal(error);
-        });
-      if (answer === undefined) {
-        outcome = 'no-data';
-        size = 0;
+      const ignored = answer.headers.get('ignored-parameters') ?? '';
+      if (ignored.split(/,\s*/).some((name) => dayParameterNames(request.operation).includes(name))) {
+        throw new CliError(
+          `the server ignored ${ignored} for this key (end_of_day access answers only the latest day); bulk history needs a historical key`,
+        );
+      }
+      if (answer.status === 304) {
+        outcome = 'unchanged';
+        size = known?.bytes ?? 0;
       } else {
-        const ignored = answer.headers.get('ignored-parameters') ?? '';
-        if (ignored.split(/,\s*/).some((name) => dayParameterNames(request.operation).includes(name))) {
-          throw new CliError(
-            `the server ignored ${ignored} for this key (end_of_day access answers only the latest day); bulk history needs a historical key`,
-          );
-        }
-        if (answer.status === 304) {
-          outcome = 'unchanged';
-        } else {
-          const body = Buffer.from(answer.body, 'utf8');
-          const final = /\bimmutable\b/.test(answer.headers.get('cache-control') ?? '');
-          await index.store(file, body, answer.etag, final);
-          outcome = 'downloaded';
-          size = body.length;
-          bytes += size;
-        }
+        const body = Buffer.from(answer.body, 'utf8');
+        await index.store(file, body, answer.etag);
+        outcome = 'downloaded';
+        size = body.length;
+        bytes += size;
       }
     }
     counts[outcome]++;

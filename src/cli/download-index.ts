@@ -4,15 +4,14 @@ import { join } from 'node:path';
 
 /**
  * What `gridquote get` knows of the files it completed in a directory, kept beside them in
- * `.gridquote-get.json`: each file's ETag (sent back as If-None-Match), its size and digest (a
- * file changed or damaged since is downloaded again) and whether the server called the answer
- * final (`Cache-Control: immutable`: a past day the request named, which never changes).
+ * `.gridquote-get.json`: each file's ETag (sent back as If-None-Match: a 304 means the file is
+ * still the server's answer), its size and digest (a file changed or damaged since is
+ * downloaded again without it).
  */
 export interface IndexEntry {
   readonly etag: string;
   readonly bytes: number;
   readonly sha256: string;
-  readonly final: boolean;
 }
 
 export const INDEX_FILE = '.gridquote-get.json';
@@ -36,12 +35,7 @@ export class DownloadIndex {
           typeof entry.bytes === 'number' &&
           typeof entry.sha256 === 'string'
         ) {
-          entries.set(name, {
-            etag: entry.etag,
-            bytes: entry.bytes,
-            sha256: entry.sha256,
-            final: entry.final === true,
-          });
+          entries.set(name, { etag: entry.etag, bytes: entry.bytes, sha256: entry.sha256 });
         }
       }
     } catch {
@@ -61,10 +55,10 @@ export class DownloadIndex {
   }
 
   /** Writes the file atomically, then records it: an interrupted run never leaves a half file counted complete. */
-  async store(name: string, body: Buffer, etag: string | undefined, final: boolean): Promise<void> {
+  async store(name: string, body: Buffer, etag: string | undefined): Promise<void> {
     await writeAtomically(join(this.dir, name), body);
     if (etag === undefined) this.entries.delete(name);
-    else this.entries.set(name, { etag, bytes: body.length, sha256: digest(body), final });
+    else this.entries.set(name, { etag, bytes: body.length, sha256: digest(body) });
     await this.save();
   }
 

@@ -5,7 +5,7 @@ import { PassThrough, Writable } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, type Harness, type HarnessAppOptions } from '../../test/api-harness.js';
 import { refusingRateLimitStore } from '../../test/scripted-rate-limit.js';
-import { openSqliteStore } from '../store/sqlite/open-sqlite-store.js';
+import { openStore } from '../store/open-store.js';
 import type { CliIo } from './cli-io.js';
 import { INDEX_FILE } from './download-index.js';
 import { type GetDependencies, registerGet } from './get.js';
@@ -40,7 +40,7 @@ async function gridquote(args: readonly string[], deps: GetDependencies) {
     stderr,
     stdin: new PassThrough().end(),
     now: () => new Date(),
-    openStore: openSqliteStore,
+    openStore,
   };
   const program = createProgram({ stdout, stderr });
   registerGet(program, io, deps);
@@ -91,7 +91,7 @@ describe('gridquote get', () => {
     }
     // 20, 21 February and 3 March are trading days outside the history: 404, counted.
     expect(result.stdout).toMatch(
-      /^8 trading days 20250220\.\.20250303 into .*: 5 downloaded \(\d+ bytes\), 0 unchanged, 0 already complete, 3 without data \(404\)/,
+      /^8 trading days 20250220\.\.20250303 into .*: 5 downloaded \(\d+ bytes\), 0 unchanged \(304\), 3 without data \(404\) in \d+\.\d s\n$/,
     );
     expect(result.stderr).toContain('1/8 20250220 no data (404), skipped\n');
     expect(result.stderr).toContain('3/8 20250224 downloaded tradelog-au_gas-20250224.csv\n');
@@ -167,29 +167,26 @@ describe('gridquote get', () => {
     };
     const resumed = await gridquote(args, { env, fetch: recording });
     expect(resumed.code, resumed.stderr).toBe(0);
-    // Past days the server called final are not asked again; 404 days are asked again.
+    // The two complete files are revalidated with their ETags (304); the cut one is fetched whole.
     expect(resumed.stdout).toMatch(
-      /^8 trading days .*: 3 downloaded .*, 0 unchanged, 2 already complete, 3 without data/,
+      /^8 trading days .*: 3 downloaded .*, 2 unchanged \(304\), 3 without data/,
     );
-    expect(sent.map((request) => new URL(request.url).searchParams.get('date'))).toEqual([
-      '20250220',
-      '20250221',
-      '20250226',
-      '20250227',
-      '20250228',
-      '20250303',
+    const conditional = sent.filter((request) => request.ifNoneMatch !== null);
+    expect(conditional.map((request) => new URL(request.url).searchParams.get('date'))).toEqual([
+      '20250224',
+      '20250225',
     ]);
+    expect(sent).toHaveLength(8);
     for (const day of WITH_DATA) {
       expect(readFileSync(join(dir, `tradelog-au_gas-${day}.csv`), 'utf8')).toBe(await csvOf(day));
     }
     expect(readdirSync(dir).some((name) => name.endsWith('.partial'))).toBe(false);
 
-    // A third run: the current day (28 February) is revalidated with its ETag and answers 304.
+    // A third run rewrites nothing: every file is revalidated and unchanged.
     sent.length = 0;
     const again = await gridquote(args, { env, fetch: recording });
-    expect(again.stdout).toMatch(/: 0 downloaded .*, 1 unchanged, 4 already complete, 3 without data/);
-    const current = sent.find((request) => request.url.includes('date=20250228'));
-    expect(current?.ifNoneMatch).toMatch(/^"/);
+    expect(again.stdout).toMatch(/: 0 downloaded \(0 bytes\), 5 unchanged \(304\), 3 without data/);
+    expect(sent.filter((request) => request.ifNoneMatch?.startsWith('"'))).toHaveLength(5);
   });
 
   it('downloads a file again when it changed on disk since it was completed', async () => {
@@ -210,7 +207,7 @@ describe('gridquote get', () => {
     expect((await gridquote(args, { env })).code).toBe(0);
     writeFileSync(join(dir, 'tradelog-au_gas-20250224.csv'), 'damaged');
     const again = await gridquote(args, { env });
-    expect(again.stdout).toMatch(/: 1 downloaded .*, 1 already complete/);
+    expect(again.stdout).toMatch(/: 1 downloaded .*, 1 unchanged \(304\)/);
     expect(readFileSync(join(dir, 'tradelog-au_gas-20250224.csv'), 'utf8')).toBe(await csvOf('20250224'));
   });
 

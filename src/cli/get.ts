@@ -25,7 +25,6 @@ interface GetFlags {
   readonly format: 'csv' | 'json';
   readonly base?: string;
   readonly key?: string;
-  readonly revalidate?: boolean;
 }
 
 /**
@@ -48,7 +47,6 @@ export function registerGet(program: Command, io: CliIo = PROCESS_IO, deps: GetD
       '--key <key>',
       `API key (default: $${CLIENT_SETTINGS.key.env}; prefer it: flags show in process listings)`,
     )
-    .option('--revalidate', 'also ask the server about files it called final (one request each)')
     .action(async (operation: string, pairs: string[], flags: GetFlags) => {
       const request = bulkRequest(operation, pairs, flags, deps.signal);
       const settings = loadClientSettings({ base: flags.base, key: flags.key }, deps.env);
@@ -135,7 +133,6 @@ function bulkRequest(
     to: flags.to,
     dir: flags.out,
     format: flags.format,
-    ...(flags.revalidate ? { revalidate: true } : {}),
     ...(signal ? { signal } : {}),
   };
 }
@@ -147,7 +144,6 @@ function seconds(ms: number): string {
 const OUTCOME_WORDS: Readonly<Record<DayReport['outcome'], string>> = {
   downloaded: 'downloaded',
   unchanged: 'unchanged (304)',
-  complete: 'already complete',
   'no-data': 'no data (404), skipped',
 };
 
@@ -155,8 +151,8 @@ function summaryLine(request: BulkRequest, summary: BulkSummary, ms: number): st
   const { counts } = summary;
   return (
     `${summary.days} trading days ${request.from}..${request.to} into ${request.dir}: ` +
-    `${counts.downloaded} downloaded (${summary.bytes} bytes), ${counts.unchanged} unchanged, ` +
-    `${counts.complete} already complete, ${counts['no-data']} without data (404) in ${(ms / 1000).toFixed(1)} s`
+    `${counts.downloaded} downloaded (${summary.bytes} bytes), ${counts.unchanged} unchanged (304), ` +
+    `${counts['no-data']} without data (404) in ${(ms / 1000).toFixed(1)} s`
   );
 }
 
