@@ -86,49 +86,52 @@ export async function downloadDays(
   await mkdir(request.dir, { recursive: true });
   await removePartials(request.dir);
   const index = await DownloadIndex.load(request.dir);
-  const params = Object.fromEntries(request.params);
   const counts: Record<DayOutcome, number> = { downloaded: 0, unchanged: 0, 'no-data': 0 };
   let bytes = 0;
   for (const [i, day] of days.entries()) {
-    const file = fileName(request, day);
-    const known = await index.intact(file);
-    const answer = await client
-      .request(request.operation, dayParams(request.operation, params, day) as Params, {
+    const done = await downloadDay(client, request, index, day);
+    counts[done.outcome]++;
+    if (done.outcome === 'downloaded') bytes += done.bytes;
+    report(done, i + 1, days.length);
+  }
+  return { days: days.length, counts, bytes };
+}
+
+/** One day: a 404 is no data; a 304 leaves the file as it is; a 200 replaces it. */
+async function downloadDay(
+  client: GridquoteClient,
+  request: BulkRequest,
+  index: DownloadIndex,
+  day: string,
+): Promise<DayReport> {
+  const file = fileName(request, day);
+  const known = await index.intact(file);
+  const answer = await client
+    .request(
+      request.operation,
+      dayParams(request.operation, Object.fromEntries(request.params), day) as Params,
+      {
         format: request.format,
         ...(known ? { ifNoneMatch: known.etag } : {}),
         ...(request.signal ? { signal: request.signal } : {}),
-      })
-      .catch((error: unknown) => {
-        if (error instanceof GridquoteError && error.status === 404 && error.code === 'no-data')
-          return undefined;
-        throw refusal(error);
-      });
-    let outcome: DayOutcome;
-    let size = 0;
-    if (answer === undefined) {
-      outcome = 'no-data';
-    } else {
-      const ignored = answer.headers.get('ignored-parameters') ?? '';
-      if (ignored.split(/,\s*/).some((name) => dayParameterNames(request.operation).includes(name))) {
-        throw new CliError(
-          `the server ignored ${ignored} for this key (end_of_day access answers only the latest day); bulk history needs a historical key`,
-        );
-      }
-      if (answer.status === 304) {
-        outcome = 'unchanged';
-        size = known?.bytes ?? 0;
-      } else {
-        const body = Buffer.from(answer.body, 'utf8');
-        await index.store(file, body, answer.etag);
-        outcome = 'downloaded';
-        size = body.length;
-        bytes += size;
-      }
-    }
-    counts[outcome]++;
-    report({ day, file, outcome, bytes: size }, i + 1, days.length);
+      },
+    )
+    .catch((error: unknown) => {
+      if (error instanceof GridquoteError && error.status === 404 && error.code === 'no-data')
+        return undefined;
+      throw refusal(error);
+    });
+  if (answer === undefined) return { day, file, outcome: 'no-data', bytes: 0 };
+  const ignored = answer.headers.get('ignored-parameters') ?? '';
+  if (ignored.split(/,\s*/).some((name) => dayParameterNames(request.operation).includes(name))) {
+    throw new CliError(
+      `the server ignored ${ignored} for this key (end_of_day access answers only the latest day); bulk history needs a historical key`,
+    );
   }
-  return { days: days.length, counts, bytes };
+  if (answer.status === 304) return { day, file, outcome: 'unchanged', bytes: known?.bytes ?? 0 };
+  const body = Buffer.from(answer.body, 'utf8');
+  await index.store(file, body, answer.etag);
+  return { day, file, outcome: 'downloaded', bytes: body.length };
 }
 
 function refusal(error: unknown): unknown {
