@@ -135,7 +135,12 @@ async function downloadDay(
 }
 
 function refusal(error: unknown): unknown {
-  if (!(error instanceof GridquoteError)) return error;
+  if (!(error instanceof GridquoteError)) {
+    // fetch reports an unreachable server as "fetch failed" with the reason in `cause`.
+    const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : undefined;
+    const why = cause ?? (error instanceof Error ? error.message : String(error));
+    return new CliError(`the API did not answer (${why}); run the same command again to resume`);
+  }
   const why = error.problem?.errors?.map((problem) => `${problem.parameter}: ${problem.message}`).join('; ');
   return new CliError(
     `the server refused (${error.status}): ${why || error.problem?.detail || error.message}`,

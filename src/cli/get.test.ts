@@ -1,4 +1,5 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
@@ -46,6 +47,15 @@ async function gridquote(args: readonly string[], deps: GetDependencies) {
   registerGet(program, io, deps);
   const code = await runCli(program, ['node', 'gridquote', ...args], stderr);
   return { code, stdout: stdout.text, stderr: stderr.text };
+}
+
+/** A loopback port nobody listens on (just released). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }
 
 let dir: string;
@@ -154,7 +164,9 @@ describe('gridquote get', () => {
     };
     const interrupted = await gridquote(args, { env, fetch: cutting });
     expect(interrupted.code).toBe(1);
-    expect(interrupted.stderr).toMatch(/gridquote: .*terminated/);
+    expect(interrupted.stderr).toMatch(
+      /\ngridquote: the API did not answer \(terminated\); run the same command again to resume\n$/,
+    );
     const written = readdirSync(dir)
       .filter((name) => name !== INDEX_FILE)
       .sort();
@@ -240,6 +252,18 @@ describe('gridquote get', () => {
       expect(result.stderr).toMatch(message);
       expect(result.stderr.trim().split('\n')).toHaveLength(1);
     }
+    const unreachable = await gridquote(
+      ['get', 'epi', '--from', '20250224', '--to', '20250228', '--out', dir],
+      {
+        env: {
+          GRIDQUOTE_URL: `http://127.0.0.1:${await closedPort()}`,
+          GRIDQUOTE_KEY: harness.keys.historical,
+        },
+      },
+    );
+    expect(unreachable.stderr).toMatch(
+      /^gridquote: the API did not answer \(.*ECONNREFUSED.*\); run the same command again/,
+    );
     const keyless = await gridquote(['get', 'epi', '--from', '20250224', '--to', '20250228', '--out', dir], {
       env: { GRIDQUOTE_URL: baseUrl },
     });
