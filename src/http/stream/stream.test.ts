@@ -1,11 +1,16 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { seededStore } from '../../../test/fixtures.js';
 import { type ReceivedEvent, SseClient } from '../../../test/sse-client.js';
 import { waitFor } from '../../../test/wait-for.js';
+import { MARKET_CODES } from '../../domain/markets.js';
 import type { FeedEvent } from '../../feed/events.js';
 import { ingestEvents } from '../../ingest/ingest-events.js';
+import { openSqliteStore } from '../../store/sqlite/open-sqlite-store.js';
 import type { MarketStore } from '../../store/store.js';
 import { createApiKey } from '../api-keys.js';
 import { type AppOptions, buildApp } from '../app.js';
@@ -378,6 +383,48 @@ describe('GET /api/stream: resume', () => {
   });
 });
 
+describe('GET /api/stream: another process commits', () => {
+  it('pushes what another connection to the same SQLite file commits', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'gridquote-stream-'));
+    const path = join(directory, 'market.db');
+    const seededFile = seededStore({ days: 1, until: PREVIOUS, path });
+    const live = seededFile.simulator.simulateDay(LIVE);
+    const key = createApiKey({ level: 'historical', now: NOW });
+    await seededFile.store.keys.insertKey(key.record);
+    await seededFile.store.close();
+    const served = openSqliteStore(path);
+    const writer = openSqliteStore(path);
+    const app = buildApp({
+      reader: served.reader,
+      keys: served.keys,
+      events: served.events,
+      onAppend: (listener) => served.onAppend(listener),
+      clock: () => NOW,
+      rateLimits: { historical: UNLIMITED, end_of_day: UNLIMITED },
+    });
+    try {
+      const base = await app.listen({ port: 0, host: '127.0.0.1' });
+      const client = new SseClient(`${base}/api/stream?futures=au_electricity&type=trade`, {
+        authorization: `Bearer ${key.key}`,
+      });
+      await client.started();
+      expect(client.status).toBe(200);
+      await ingestEvents(writer.writer, live.slice(0, 400));
+      await ingestEvents(writer.writer, live.slice(400));
+      const expected = await exported(writer, LIVE, { ...FUTURES, ticker: new Set(['trade']) });
+      expect(expected.length).toBeGreaterThan(0);
+      await client.until('the trades of the other connection', (c) => c.events.length >= expected.length);
+      expect(client.events.filter((event) => event.id?.startsWith(LIVE))).toEqual(expected);
+      client.destroy();
+    } finally {
+      await app.close();
+      await served.close();
+      await writer.close();
+      rmSync(directory, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('GET /api/stream?publications=1', () => {
   it('announces each end-of-day product once, to any access level, and resumes without repeating', async () => {
     const f = await fixture();
@@ -413,6 +460,18 @@ describe('GET /api/stream?publications=1', () => {
     expect(client.events.find((event) => event.data.includes('"settlement"'))?.id).toBe(
       expected.get('settle'),
     );
+
+    // The same rule as the operations' default days: a market's day counts as published exactly
+    // when the store says so (publishedDates), for every market and both close publications.
+    for (const market of MARKET_CODES) {
+      for (const publication of ['settlement', 'open_interest'] as const) {
+        const announced = published.some(
+          (record) => record.market === market && record.published === publication,
+        );
+        const dates = await f.store.reader.publishedDates({ market, publication });
+        expect(dates.includes(LIVE), `${market} ${publication}`).toBe(announced);
+      }
+    }
 
     const first = client.events[0]?.id ?? '';
     const resumed = await f
