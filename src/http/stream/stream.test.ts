@@ -11,7 +11,7 @@ import { MARKET_CODES } from '../../domain/markets.js';
 import type { FeedEvent } from '../../feed/events.js';
 import { ingestEvents } from '../../ingest/ingest-events.js';
 import { openSqliteStore } from '../../store/sqlite/open-sqlite-store.js';
-import type { MarketStore } from '../../store/store.js';
+import type { EventLog, MarketStore } from '../../store/store.js';
 import { createApiKey } from '../api-keys.js';
 import { type AppOptions, buildApp } from '../app.js';
 import { DEFAULT_HTTP_LIMITS } from '../limits.js';
@@ -380,6 +380,40 @@ describe('GET /api/stream: resume', () => {
       .started();
     await client.until('the end', (c) => c.ended);
     expect(client.events.map((event) => event.event)).toEqual(['error']);
+  });
+});
+
+describe('GET /api/stream: when the store fails', () => {
+  it('is a 503 before the stream starts, and an error event with a retry hint after', async () => {
+    const f = await fixture();
+    let failing = false;
+    const events: EventLog = {
+      lines: (query) => f.store.events.lines(query),
+      after: async (query) => {
+        if (failing) throw new Error('disk I/O error');
+        return f.store.events.after(query);
+      },
+    };
+    const { base } = await f.serve({ events, streams: { retryMs: 4_321 } });
+    const client = await f.connect(`${base}/api/stream?futures=au_electricity&type=trade`).started();
+    const morning = (await exported(f.store, LIVE, { ...FUTURES, ticker: new Set(['trade']) })).length;
+    await client.until('the morning', (c) => c.events.length >= morning);
+    failing = true;
+    await f.ingestRest();
+    await client.until('the end', (c) => c.ended);
+    const last = client.events.at(-1);
+    expect(last?.event).toBe('error');
+    expect(JSON.parse(last?.data ?? '{}')).toMatchObject({
+      type: 'tag:gridquote,2025:problems/store-unavailable',
+    });
+    expect(client.retries.at(-1)).toBe(4_321);
+
+    const refused = await f
+      .connect(`${base}/api/stream?futures=au_electricity&last_event_id=20250228-000001`)
+      .started();
+    await refused.until('the refusal', (c) => c.ended);
+    expect(refused.status).toBe(503);
+    expect(refused.headers['content-type']).toMatch(/^application\/problem\+json/);
   });
 });
 
