@@ -170,6 +170,20 @@ describe('GET /api/stream: refusals before the stream starts', () => {
     }
   });
 
+  it('answers HEAD with the headers of the stream and no body', async () => {
+    const f = await fixture();
+    const { app } = await f.serve();
+    const head = await app.inject({
+      method: 'HEAD',
+      url: '/api/stream?futures=au_electricity',
+      headers: { authorization: `Bearer ${f.keys.historical}` },
+    });
+    expect(head.statusCode).toBe(200);
+    expect(head.headers['content-type']).toBe('text/event-stream; charset=utf-8');
+    expect(head.body).toBe('');
+    expect(await metric(app, 'gridquote_streams_open')).toBe(0);
+  });
+
   it('holds at most the per-key cap of streams open; a closed one frees its slot', async () => {
     const f = await fixture();
     const { base } = await f.serve({ streams: { perKey: 2 } });
@@ -531,6 +545,8 @@ describe('GET /api/stream: bounds', () => {
       .connect(`${base}/api/stream?market=au_electricity&messages=message_board`)
       .started();
     await client.until('the morning', (c) => c.events.length >= morning.length);
+    // messages without type: the messages only, no ticker events.
+    expect(client.events).toEqual(morning);
     client.pause();
     const text = 'x'.repeat(4_000);
     let seq = 900_000;
