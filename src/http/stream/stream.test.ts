@@ -568,8 +568,9 @@ describe('GET /api/stream: bounds', () => {
       async () => (await metric(app, 'gridquote_streams_dropped_slow_total')) === 1,
     );
     await waitFor('the closed stream', async () => (await metric(app, 'gridquote_streams_open')) === 0);
-    // Far less than what was ingested (up to 80 MB) ever reached the client's socket.
-    expect(seq - 900_000).toBeLessThan(80 * 250);
+    // Let go long before the 80 MB the loop could ingest: what the socket buffers hold plus the
+    // bound, not what the feed produces (on loopback it is the first 1 MB batch).
+    expect(seq - 900_000).toBeLessThanOrEqual(20 * 250);
   });
 
   it('closes streams at shutdown with a retry hint, without waiting for them', async () => {
