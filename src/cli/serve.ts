@@ -38,6 +38,9 @@ export interface ServerOptions {
   readonly metricsToken?: string;
   /** Event stream settings (per-key cap, queue bound, token secret); the app's defaults when omitted. */
   readonly streams?: AppOptions['streams'];
+  /** PostgreSQL only: read connections at most, and the read statement timeout. */
+  readonly pgPoolMax?: number;
+  readonly pgStatementTimeoutMs?: number;
 }
 
 /** The event stream settings of config.ts, as the app takes them. */
@@ -66,6 +69,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const store = await openStore(options.db, {
     access: options.writable === true ? 'write' : 'read',
     purpose: 'for serving',
+    ...(options.pgPoolMax === undefined ? {} : { poolMax: options.pgPoolMax }),
+    ...(options.pgStatementTimeoutMs === undefined
+      ? {}
+      : { statementTimeoutMs: options.pgStatementTimeoutMs }),
   });
   const logLevel = options.logLevel ?? 'info';
   const app = buildApp({
@@ -131,6 +138,8 @@ export function registerServe(program: Command, io: CliIo = PROCESS_IO): Command
       shutdownGraceMs: config.shutdownGraceMs,
       metricsToken: config.metricsToken,
       streams: streamSettings(config),
+      pgPoolMax: config.pgPoolMax,
+      pgStatementTimeoutMs: config.pgStatementTimeoutMs,
     });
     io.stderr.write(`serving ${describeLocation(config.db)} at ${server.url}\n`);
     await runUntilSignal(

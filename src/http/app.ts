@@ -261,7 +261,8 @@ function registerStreamRoutes(app: FastifyInstance, deps: RouteDependencies, opt
   const { events, onAppend } = options;
   if (events === undefined || onAppend === undefined) return [];
   const settings = { ...DEFAULT_STREAM_OPTIONS, ...options.streams };
-  const source = { events, reader: deps.reader };
+  // Guarded like the reader: a store failure is a 503 before the stream starts, an error event after.
+  const source = { events: guardStore(events), reader: deps.reader };
   const hub = new StreamHub(source, settings.pageSize);
   const unsubscribe = onAppend(() => hub.committed());
   app.addHook('onClose', async () => unsubscribe());

@@ -37,8 +37,9 @@ const FLUSH_GRACE_MS = 2_000;
 /**
  * One open event stream. It first catches up from the store page by page, paced by the client
  * (it waits for the socket to drain), then joins the hub for live events. Live events are never
- * held back for a slow client: once more than `queueBytes` wait unread, the stream ends with an
- * `error` event (slow-consumer), so a stalled reader costs a bounded amount of memory.
+ * held back for a slow client: once more than `queueBytes` wait unread (checked after each
+ * commit's batch, so at most one batch more), the stream ends with an `error` event
+ * (slow-consumer), so a stalled reader costs a bounded amount of memory.
  */
 export class EventStream implements LiveSubscriber {
   #cursor: StreamPosition;
@@ -81,7 +82,10 @@ export class EventStream implements LiveSubscriber {
     this.metrics.opened();
     this.response.on('close', () => this.#end());
     this.response.on('drain', () => this.#drained?.());
-    this.#heartbeat = setInterval(() => this.#write(sseComment('heartbeat')), this.settings.heartbeatMs);
+    this.#heartbeat = setInterval(() => {
+      this.#write(sseComment('heartbeat'));
+      if (this.#live) this.#checkQueue();
+    }, this.settings.heartbeatMs);
     this.#heartbeat.unref();
     void this.#catchUp();
   }
@@ -137,11 +141,8 @@ export class EventStream implements LiveSubscriber {
           }
           continue;
         }
-        for (const item of page.items) {
-          this.#takeOne(item);
-          if (this.response.writableNeedDrain) await this.#drain();
-          if (this.#closed) return;
-        }
+        this.#send(page.items);
+        if (this.response.writableNeedDrain) await this.#drain();
       }
     } catch (error) {
       this.fail(error);
@@ -150,20 +151,39 @@ export class EventStream implements LiveSubscriber {
 
   /** Live events: written at once; a client too far behind is let go. */
   #take(items: readonly StreamItem[]): void {
-    for (const item of items) this.#takeOne(item);
+    this.#send(items);
     this.#checkQueue();
   }
 
-  #takeOne(item: StreamItem): void {
-    if (comparePositions(item, this.#cursor) <= 0) return;
+  /**
+   * Writes the frames of the items this stream sends, in one write: a thousand streams each
+   * writing every event on its own would spend the server on write calls.
+   */
+  #send(items: readonly StreamItem[]): void {
+    let text = '';
+    let count = 0;
+    for (const item of items) {
+      const frame = this.#frameToSend(item);
+      if (frame === null) continue;
+      text += frame;
+      count += 1;
+    }
+    if (count === 0) return;
+    this.#write(text);
+    this.metrics.sent(count);
+  }
+
+  /** Moves the cursor past the item; its frame when this stream sends it. */
+  #frameToSend(item: StreamItem): string | null {
+    if (comparePositions(item, this.#cursor) <= 0) return null;
     this.#cursor = item;
     const frame = this.#frameOf(item);
-    if (frame === null) return;
-    if (this.#after !== undefined && comparePositions(item, this.#after) <= 0) return;
-    if (this.#from !== undefined && item.date === this.#from.date && item.event.time < this.#from.time)
-      return;
-    this.#write(frame);
-    this.metrics.sent(1);
+    if (frame === null) return null;
+    if (this.#after !== undefined && comparePositions(item, this.#after) <= 0) return null;
+    if (this.#from !== undefined && item.date === this.#from.date && item.event.time < this.#from.time) {
+      return null;
+    }
+    return frame;
   }
 
   #frameOf(item: StreamItem): string | null {
@@ -176,7 +196,6 @@ export class EventStream implements LiveSubscriber {
   #write(text: string): void {
     if (this.#closed) return;
     this.response.write(text);
-    if (this.#live) this.#checkQueue();
   }
 
   #checkQueue(): void {
