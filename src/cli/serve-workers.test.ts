@@ -125,6 +125,19 @@ function get(base: string, path: string, key: string): Promise<{ status: number;
   });
 }
 
+/** The status of a stream request; the stream itself is closed at once. */
+function streamStatus(base: string, path: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(`${base}${path}`, { agent: false });
+    req.on('response', (response) => {
+      resolve(response.statusCode ?? 0);
+      req.destroy();
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
 /** Waits until the log holds `count` request lines and returns their pids. */
 function loggedPids(serve: Serve, count: number): Promise<number[]> {
   return waitFor(`${count} request log lines`, () => serve.pids().length >= count && serve.pids());
@@ -151,6 +164,20 @@ describe('gridquote serve --workers 2', () => {
     expect(statuses.filter((status) => status === 429)).toHaveLength(14);
     // Both workers took part in the burst, so each counted against the one shared limit.
     expect(new Set(await loggedPids(serve, 20)).size).toBe(2);
+  });
+
+  it('accepts a stream token fetched from one worker at every worker (one secret for all)', async () => {
+    const serve = await serveWorkers(2);
+    const fetched = await get(serve.base, '/api/stream/token', openKey);
+    expect(fetched.status).toBe(200);
+    const { token } = JSON.parse(fetched.body) as { token: string };
+    const statuses = [];
+    // Consecutive connections go to the workers in turn (the first tests show it by the log's
+    // pids; an aborted stream logs no line): with a secret per worker, every other one is a 401.
+    for (let i = 0; i < 6; i++) {
+      statuses.push(await streamStatus(serve.base, `/api/stream?futures=au_electricity&token=${token}`));
+    }
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 200]);
   });
 
   it('replaces a worker that dies, and goes on answering from two', async () => {

@@ -30,6 +30,11 @@ interface StopMessage {
 
 export interface PrimaryOptions {
   readonly workers: number;
+  /**
+   * Environment variables the workers get besides the primary's: settings they must share and
+   * would otherwise each draw for themselves (the stream token secret).
+   */
+  readonly shared: Readonly<Record<string, string>>;
   /** What is served, for the start line ("serving <this> at <url> ..."). */
   readonly describe: string;
   readonly graceMs: number;
@@ -39,7 +44,7 @@ export interface PrimaryOptions {
 /** The primary: forks the workers, waits until they all listen, then until a signal stops them. */
 export async function runPrimary(options: PrimaryOptions): Promise<void> {
   startClusterRateLimitCounters();
-  const pool = new WorkerPool(options.log);
+  const pool = new WorkerPool(options.log, options.shared);
   const url = await pool.start(options.workers);
   options.log(`serving ${options.describe} at ${url} with ${options.workers} workers`);
   await runUntilSignal({ stop: (hurry) => pool.stop(hurry) }, options.log, options.graceMs);
@@ -50,7 +55,10 @@ class WorkerPool {
   private stopping = false;
   private forced = false;
 
-  constructor(private readonly log: (line: string) => void) {}
+  constructor(
+    private readonly log: (line: string) => void,
+    private readonly env: Readonly<Record<string, string>>,
+  ) {}
 
   /** Resolves with the shared URL once every worker listens; if one fails first, stops the rest and throws. */
   async start(count: number): Promise<string> {
@@ -92,7 +100,7 @@ class WorkerPool {
 
   /** Forks one worker; resolves with its URL once it listens, rejects if it exits before. */
   private fork(): Promise<string> {
-    const worker = cluster.fork();
+    const worker = cluster.fork(this.env);
     this.workers.add(worker);
     let listening = false;
     return new Promise<string>((resolve, reject) => {

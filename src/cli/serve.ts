@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { type Command, Option } from 'commander';
 import type { FastifyInstance } from 'fastify';
@@ -12,7 +13,7 @@ import {
   type SettingName,
 } from '../config.js';
 import type { ExchangeClock } from '../domain/exchange-clock.js';
-import { buildApp } from '../http/app.js';
+import { type AppOptions, buildApp } from '../http/app.js';
 import type { HttpLimits } from '../http/limits.js';
 import type { RateLimitStoreFactory } from '../http/rate-limit.js';
 import { clusterRateLimitStore } from '../http/rate-limit-cluster.js';
@@ -48,9 +49,20 @@ export interface ServerOptions {
   readonly metricsToken?: string;
   /** Where rate-limit counters live; in this process when omitted. */
   readonly rateLimitStore?: RateLimitStoreFactory;
+  /** Event stream settings (per-key cap, queue bound, token secret); the app's defaults when omitted. */
+  readonly streams?: AppOptions['streams'];
   /** PostgreSQL only: read connections at most, and the read statement timeout. */
   readonly pgPoolMax?: number;
   readonly pgStatementTimeoutMs?: number;
+}
+
+/** The event stream settings of config.ts, as the app takes them. */
+export function streamSettings(config: Config): NonNullable<AppOptions['streams']> {
+  return {
+    perKey: config.streamsPerKey,
+    queueBytes: config.streamQueueBytes,
+    ...(config.streamTokenSecret === undefined ? {} : { tokenSecret: config.streamTokenSecret }),
+  };
 }
 
 export interface RunningServer {
@@ -84,8 +96,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     ...(options.limits ? { limits: options.limits } : {}),
     ...(options.metricsToken === undefined ? {} : { metricsToken: options.metricsToken }),
     ...(options.rateLimitStore ? { rateLimitStore: options.rateLimitStore } : {}),
-    // Commits, of this process (the demo's live feed) or another (an ingest), reach the app: metrics, cache.
+    // Commits, of this process (the demo's live feed) or another (an ingest), reach the app: metrics,
+    // cache, event streams.
     onAppend: (listener) => store.onAppend(listener),
+    events: store.events,
+    ...(options.streams ? { streams: options.streams } : {}),
   });
   const graceMs = options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS;
   try {
@@ -133,6 +148,7 @@ export function registerServe(program: Command, io: CliIo = PROCESS_IO): Command
     if (config.workers > 1 && !worker) {
       await runPrimary({
         workers: config.workers,
+        shared: sharedWorkerSettings(config),
         describe: describeLocation(config.db),
         graceMs: config.shutdownGraceMs,
         log,
@@ -147,6 +163,7 @@ export function registerServe(program: Command, io: CliIo = PROCESS_IO): Command
       limits: config,
       shutdownGraceMs: config.shutdownGraceMs,
       metricsToken: config.metricsToken,
+      streams: streamSettings(config),
       pgPoolMax: config.pgPoolMax,
       pgStatementTimeoutMs: config.pgStatementTimeoutMs,
       ...(worker ? { rateLimitStore: clusterRateLimitStore } : {}),
@@ -173,6 +190,15 @@ export function registerServe(program: Command, io: CliIo = PROCESS_IO): Command
     log(`serving ${describeLocation(config.db)} at ${server.url}`);
     await runUntilSignal({ stop: (hurry) => server.close(hurry) }, log, config.shutdownGraceMs);
   });
+}
+
+/**
+ * What the workers of one serve must agree on and would otherwise each draw at random: the
+ * stream token secret (a token fetched from one worker is presented to another).
+ */
+function sharedWorkerSettings(config: Config): Record<string, string> {
+  if (config.streamTokenSecret !== undefined) return {};
+  return { [SETTINGS.streamTokenSecret.env]: randomBytes(32).toString('base64url') };
 }
 
 /** The settings, plus what serve alone needs: a store that exists. All problems at once. */
