@@ -176,7 +176,8 @@ async function storeBatch(
   const refuse = (m: JsMsg, reason: string) => {
     refused += 1;
     log(`refused stream message ${m.seq} (${m.subject}): ${reason}; terminated, not redelivered`);
-    m.term(reason);
+    // No reason on the wire: servers before 2.10 ignore a +TERM that carries one; the log line has it.
+    m.term();
   };
   let pending: { message: JsMsg; event: ValidatedEvent }[] = [];
   for (const message of messages) {
