@@ -14,6 +14,7 @@ import {
 import type { ExchangeClock } from '../domain/exchange-clock.js';
 import { buildApp } from '../http/app.js';
 import type { HttpLimits } from '../http/limits.js';
+import { createRedisRateLimitStore, type RedisRateLimitOptions } from '../http/rate-limit-redis.js';
 import { openSqliteStore } from '../store/sqlite/open-sqlite-store.js';
 import type { MarketStore } from '../store/store.js';
 import { type CliIo, PROCESS_IO } from './cli-io.js';
@@ -33,6 +34,8 @@ export interface ServerOptions {
   readonly shutdownGraceMs?: number;
   /** Opens GET /metrics to any client sending it; without one only loopback clients may scrape. */
   readonly metricsToken?: string;
+  /** Rate-limit counters shared in Redis with the other replicas; in this process when omitted. */
+  readonly redis?: Omit<RedisRateLimitOptions, 'log'>;
 }
 
 export interface RunningServer {
@@ -51,6 +54,8 @@ export interface RunningServer {
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const store = openSqliteStore(options.db);
   const logLevel = options.logLevel ?? 'info';
+  let log: (line: string) => void = () => {};
+  const limits = options.redis && createRedisRateLimitStore({ ...options.redis, log: (line) => log(line) });
   const app = buildApp({
     reader: store.reader,
     keys: store.keys,
@@ -58,9 +63,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     logger: logLevel === false ? false : { level: logLevel },
     ...(options.limits ? { limits: options.limits } : {}),
     ...(options.metricsToken === undefined ? {} : { metricsToken: options.metricsToken }),
+    ...(limits ? { rateLimitStore: limits.factory } : {}),
     // In-process ingest (the demo's live feed) notifies the app: metrics, cache.
     onAppend: (listener) => store.onAppend(listener),
   });
+  log = (line) => app.log.warn(line);
   const graceMs = options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS;
   try {
     const url = await app.listen({ port: options.port, host: options.host });
@@ -74,12 +81,14 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         } finally {
           // Only now: a request still being answered must not find the store closed.
           await store.close();
+          await limits?.close();
         }
       },
     };
   } catch (error) {
     await app.close();
     await store.close();
+    await limits?.close();
     throw error;
   }
 }
@@ -110,6 +119,15 @@ export function registerServe(program: Command, io: CliIo = PROCESS_IO): Command
       limits: config,
       shutdownGraceMs: config.shutdownGraceMs,
       metricsToken: config.metricsToken,
+      ...(config.redis === undefined
+        ? {}
+        : {
+            redis: {
+              url: config.redis,
+              keyPrefix: config.redisKeyPrefix,
+              unavailable: config.redisUnavailable,
+            },
+          }),
     });
     io.stderr.write(`serving ${config.db} at ${server.url}\n`);
     await runUntilSignal(

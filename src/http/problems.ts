@@ -19,6 +19,7 @@ export type ProblemCode =
   | 'header-fields-too-large'
   | 'rate-limited'
   | 'store-unavailable'
+  | 'rate-limiter-unavailable'
   | 'internal-error';
 
 export interface ProblemKind {
@@ -44,6 +45,7 @@ export const PROBLEMS: Readonly<Record<ProblemCode, ProblemKind>> = {
   'header-fields-too-large': { status: 431, title: 'Request header fields too large' },
   'internal-error': { status: 500, title: 'Internal error' },
   'store-unavailable': { status: 503, title: 'Market data store unavailable' },
+  'rate-limiter-unavailable': { status: 503, title: 'Rate limiting unavailable' },
 };
 
 /** Problem types are tag URIs (RFC 9457 3.1.1): stable identifiers, documented in docs/api.md. */

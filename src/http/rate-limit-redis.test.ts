@@ -1,0 +1,237 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, type Server, type Socket, connect as tcpConnect } from 'node:net';
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { createHarness, expectProblem, type Harness } from '../../test/api-harness.js';
+import { createApiKey } from './api-keys.js';
+import type { RedisUnavailablePolicy } from './rate-limit.js';
+import { createRedisRateLimitStore, type RedisRateLimitStore } from './rate-limit-redis.js';
+
+const REDIS_URL = process.env.GRIDQUOTE_TEST_REDIS_URL;
+if (!REDIS_URL) console.log('rate-limit-redis.test.ts: skipped, GRIDQUOTE_TEST_REDIS_URL is not set');
+
+const URL = '/api/epi?date=20250227';
+/** A per-minute limit: a burst on a busy machine stays inside one window. */
+const LIMIT = { perSecond: 0, perMinute: 5 };
+
+function statuses(responses: readonly { statusCode: number }[]): Record<number, number> {
+  const counts: Record<number, number> = {};
+  for (const { statusCode } of responses) counts[statusCode] = (counts[statusCode] ?? 0) + 1;
+  return counts;
+}
+
+async function until(
+  check: () => Promise<boolean> | boolean,
+  what: string,
+  timeoutMs = 20_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/** A port nothing listens on: bound once, then released. */
+async function refusingPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/**
+ * A TCP proxy to Redis that the test can cut (closing every connection and refusing new ones)
+ * and restore on the same port: Redis lost mid-run without touching the machine's Redis.
+ */
+class CuttableProxy {
+  private server: Server | undefined;
+  private readonly sockets = new Set<Socket>();
+  port = 0;
+
+  constructor(
+    private readonly targetHost: string,
+    private readonly targetPort: number,
+  ) {}
+
+  async open(): Promise<void> {
+    const server = createServer((client) => {
+      const upstream = tcpConnect(this.targetPort, this.targetHost);
+      for (const socket of [client, upstream]) {
+        this.sockets.add(socket);
+        socket.on('close', () => this.sockets.delete(socket));
+        socket.on('error', () => undefined);
+      }
+      client.pipe(upstream).pipe(client);
+    });
+    await new Promise<void>((resolve) => server.listen(this.port, '127.0.0.1', resolve));
+    this.port = (server.address() as { port: number }).port;
+    this.server = server;
+  }
+
+  async cut(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    const closed = new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+    for (const socket of this.sockets) socket.destroy();
+    await closed;
+  }
+}
+
+describe.skipIf(!REDIS_URL)('rate limits shared in Redis', () => {
+  const url = new globalThis.URL(REDIS_URL ?? 'redis://127.0.0.1:6379');
+  const prefix = `gqtest-${randomBytes(6).toString('hex')}`;
+  const open: { harness: Harness; limits: RedisRateLimitStore }[] = [];
+
+  afterEach(async () => {
+    for (const { harness, limits } of open.splice(0)) {
+      await harness.close();
+      await limits.close();
+    }
+  });
+
+  afterAll(async () => {
+    const admin = new Redis(url.href);
+    const keys = await admin.keys(`${prefix}*`);
+    if (keys.length > 0) await admin.del(...keys);
+    expect(await admin.keys(`${prefix}*`)).toEqual([]);
+    admin.disconnect();
+  });
+
+  async function replica(
+    redisUrl: string,
+    unavailable: RedisUnavailablePolicy = 'allow',
+    log: string[] = [],
+  ): Promise<Harness> {
+    const limits = createRedisRateLimitStore({
+      url: redisUrl,
+      keyPrefix: prefix,
+      unavailable,
+      log: (line) => log.push(line),
+    });
+    const harness = await createHarness({ days: 2, app: { rateLimits: {}, rateLimitStore: limits.factory } });
+    open.push({ harness, limits });
+    return harness;
+  }
+
+  /** One key known to every replica (each has its own store, as replicas of one database would). */
+  async function sharedKey(replicas: readonly Harness[], limits = LIMIT): Promise<string> {
+    const first = replicas[0];
+    if (first === undefined) throw new Error('no replica');
+    const { key, record } = createApiKey({ level: 'historical', now: first.now, ...limits });
+    for (const harness of replicas) await harness.store.keys.insertKey(record);
+    return key;
+  }
+
+  const fallbacks = async (harness: Harness): Promise<number> => {
+    const response = await harness.app.inject({ method: 'GET', url: '/metrics' });
+    const match = /^gridquote_rate_limit_fallback_total (\d+)/m.exec(response.body);
+    return Number(match?.[1] ?? Number.NaN);
+  };
+
+  /** Until a request of `probe` is counted in Redis (the client connects in the background). */
+  async function connected(harness: Harness, probe: string): Promise<void> {
+    await until(async () => {
+      const before = await fallbacks(harness);
+      await harness.get(URL, { key: probe });
+      return (await fallbacks(harness)) === before;
+    }, 'the Redis connection');
+  }
+
+  it('holds a key to its limit across two replicas as one process would', async () => {
+    const a = await replica(url.href);
+    const b = await replica(url.href);
+    const key = await sharedKey([a, b]);
+    const probe = await sharedKey([a, b], { perSecond: 0, perMinute: 1000 });
+    await connected(a, probe);
+    await connected(b, probe);
+    const before = [await fallbacks(a), await fallbacks(b)];
+    const spread = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => ((i % 2 === 0 ? a : b) as Harness).get(URL, { key })),
+    );
+    expect(statuses(spread)).toEqual({ 200: 5, 429: 3 });
+    // Every request was counted in Redis, none by a replica alone.
+    expect([await fallbacks(a), await fallbacks(b)]).toEqual(before);
+
+    // The same burst on one in-process limiter: the same answer.
+    const single = await createHarness({ days: 2, app: { rateLimits: {} } });
+    try {
+      const alone = await sharedKey([single]);
+      expect(
+        statuses(await Promise.all(Array.from({ length: 8 }, () => single.get(URL, { key: alone })))),
+      ).toEqual(statuses(spread));
+    } finally {
+      await single.close();
+    }
+    const admin = new Redis(url.href);
+    try {
+      expect((await admin.keys(`${prefix}:rl:per-minute:*`)).length).toBeGreaterThan(0);
+    } finally {
+      admin.disconnect();
+    }
+  });
+
+  it('refuses with 503, Retry-After and problem+json while Redis is unreachable (refuse)', async () => {
+    const log: string[] = [];
+    const harness = await replica(`redis://127.0.0.1:${await refusingPort()}`, 'refuse', log);
+    const key = await sharedKey([harness]);
+    const response = await harness.get(URL, { key });
+    const body = expectProblem(response, 503);
+    expect(body.type).toBe('tag:gridquote,2025:problems/rate-limiter-unavailable');
+    expect(response.headers['retry-after']).toBe('1');
+    // An unlimited key is never counted, so it is served.
+    const unlimited = await sharedKey([harness], { perSecond: 0, perMinute: 0 });
+    expect((await harness.get(URL, { key: unlimited })).statusCode).toBe(200);
+    await harness.get(URL, { key });
+    expect(log.filter((line) => line.includes('Redis unreachable'))).toHaveLength(1);
+  });
+
+  it('counts in the process alone, with a metric and one log line, while Redis is unreachable (allow)', async () => {
+    const log: string[] = [];
+    const harness = await replica(`redis://127.0.0.1:${await refusingPort()}`, 'allow', log);
+    const key = await sharedKey([harness]);
+    const responses = await Promise.all(Array.from({ length: 7 }, () => harness.get(URL, { key })));
+    expect(statuses(responses)).toEqual({ 200: 5, 429: 2 });
+    expect(await fallbacks(harness)).toBe(7);
+    expect(log.filter((line) => line.includes('Redis unreachable'))).toHaveLength(1);
+  });
+
+  it.each(['allow', 'refuse'] as const)(
+    'follows its policy when Redis is lost mid-run and shares counters again once it is back (%s)',
+    async (policy) => {
+      const proxy = new CuttableProxy(url.hostname, Number(url.port || 6379));
+      await proxy.open();
+      const log: string[] = [];
+      const harness = await replica(`redis://127.0.0.1:${proxy.port}`, policy, log);
+      const key = await sharedKey([harness], { perSecond: 0, perMinute: 1000 });
+      if (policy === 'allow') await connected(harness, key);
+      else
+        await until(
+          async () => (await harness.get(URL, { key })).statusCode === 200,
+          'Redis through the proxy',
+        );
+
+      await proxy.cut();
+      const during = await harness.get(URL, { key });
+      if (policy === 'allow') {
+        expect(during.statusCode).toBe(200);
+        expect(await fallbacks(harness)).toBeGreaterThan(0);
+      } else {
+        expectProblem(during, 503);
+        expect(during.headers['retry-after']).toBe('1');
+      }
+      expect(log.some((line) => line.includes('Redis unreachable'))).toBe(true);
+
+      const reconnects = () => log.filter((line) => line.includes('Redis reachable again')).length;
+      const before = reconnects();
+      await proxy.open();
+      await until(() => reconnects() > before, 'the reconnect');
+      const counted = await fallbacks(harness);
+      expect((await harness.get(URL, { key })).statusCode).toBe(200);
+      // Counted in Redis again, not by the process alone.
+      expect(await fallbacks(harness)).toBe(counted);
+      await proxy.cut();
+    },
+  );
+});
