@@ -13,7 +13,7 @@ import { formatFeedEvent } from '../../feed/ndjson.js';
 import { createSimulator } from '../../feed/simulator/simulator.js';
 import { validateFeedEvent } from '../../feed/validate.js';
 import { openSqliteStore } from '../../store/sqlite/open-sqlite-store.js';
-import type { MarketStore } from '../../store/store.js';
+import type { MarketStore, MarketWriter } from '../../store/store.js';
 import { ingestEvents } from '../ingest-events.js';
 import { type IngestTotals, type NatsIngestOptions, runNatsIngest } from './nats-ingest.js';
 
@@ -197,6 +197,43 @@ describe.skipIf(!NATS_URL)('the feed through NATS JetStream into a store', () =>
       expect(await exportOf(store)).toEqual(clean);
       // Terminated, not redelivered: the durable is done with them.
       expect(await drained(stream, 'worker')).toBe(true);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('acknowledges nothing of a batch the store fails to take, and stores it when the store is back', async () => {
+    const stream = newStream();
+    await publishFeed({ url, stream }, publishable());
+    const store = openSqliteStore(':memory:');
+    try {
+      let failures = 3;
+      const writer: MarketWriter = {
+        append: (events) => {
+          if (failures > 0) {
+            failures -= 1;
+            return Promise.reject(new Error('disk I/O error'));
+          }
+          return store.writer.append(events);
+        },
+        begin: () => store.writer.begin(),
+      };
+      const log: string[] = [];
+      const controller = new AbortController();
+      const run = runNatsIngest(writer, {
+        url,
+        stream,
+        durable: 'worker',
+        log: (line) => log.push(line),
+        signal: controller.signal,
+      });
+      await until(() => drained(stream, 'worker'), 'the stream to be consumed');
+      controller.abort();
+      expect((await run).added).toBe(DAY.length);
+      expect(await exportOf(store)).toEqual(clean);
+      expect(log.filter((line) => line.includes('could not store a batch'))).toHaveLength(1);
+      expect(log.filter((line) => line.includes('disk I/O error'))).toHaveLength(1);
+      expect(log.filter((line) => line.includes('store reachable again'))).toHaveLength(1);
     } finally {
       await store.close();
     }

@@ -115,8 +115,7 @@ export async function runNatsIngest(writer: MarketWriter, options: NatsIngestOpt
         if (failing) options.log('store reachable again: ingesting');
         failing = false;
       } catch (error) {
-        // Not the input's fault (the store is down, a disk is full): nothing is acked, all comes back.
-        for (const m of batch.messages) m.nak(STORE_RETRY_MS);
+        // Not the input's fault (the store is down, a disk is full): storeBatch acked nothing.
         if (!failing) {
           options.log(
             `could not store a batch of ${batch.messages.length} (${describe(error)}); not acknowledged, retrying every ${STORE_RETRY_MS} ms`,
@@ -191,10 +190,13 @@ async function storeBatch(
       for (const item of pending) item.message.ack();
       return { messages: messages.length, added: result.added, skipped: result.skipped, refused };
     } catch (error) {
-      if (!(error instanceof EventConflictError)) throw error;
-      const conflicting = pending[error.index];
-      if (conflicting === undefined) throw error;
-      refuse(conflicting.message, error.message);
+      const conflicting = error instanceof EventConflictError ? pending[error.index] : undefined;
+      if (conflicting === undefined) {
+        // The store failed: all that was not refused comes back after a pause, to be stored then.
+        for (const item of pending) item.message.nak(STORE_RETRY_MS);
+        throw error;
+      }
+      refuse(conflicting.message, describe(error));
       pending = pending.filter((item) => item !== conflicting);
     }
   }
