@@ -48,13 +48,19 @@ export const messageIdOf = (event: Pick<FeedEvent, 'date' | 'seq'>): string => `
 
 /** Connects to the NATS server(s) of a URL (comma-separated for a cluster). */
 export async function connectNats(url: string, name: string): Promise<NatsConnection> {
-  return connect({
-    servers: url.split(',').map((server) => server.trim()),
-    name,
-    // Keep trying through a server restart: the publisher and the worker outlive the broker's outages.
-    maxReconnectAttempts: -1,
-    reconnectTimeWait: 500,
-  });
+  try {
+    return await connect({
+      servers: url.split(',').map((server) => server.trim()),
+      name,
+      // Keep trying through a server restart: the publisher and the worker outlive the broker's outages.
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: 500,
+    });
+  } catch (error) {
+    // Without credentials in the message: a URL may carry user:password.
+    const where = url.replace(/\/\/[^@/]*@/g, '//');
+    throw new Error(`cannot reach NATS at ${where}: ${error instanceof Error ? error.message : String(error)}`);
+  }
 }
 
 /**
