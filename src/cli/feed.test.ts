@@ -8,7 +8,7 @@ import { connect } from '@nats-io/transport-node';
 import { afterAll, describe, expect, it } from 'vitest';
 import { formatFeedEvent } from '../feed/ndjson.js';
 import { createSimulator } from '../feed/simulator/simulator.js';
-import { openSqliteStore } from '../store/sqlite/open-sqlite-store.js';
+import { openStore } from '../store/open-store.js';
 import type { CliIo } from './cli-io.js';
 import { registerFeed } from './feed.js';
 import { registerIngest } from './ingest.js';
@@ -46,7 +46,7 @@ async function gridquote(args: string[], stdinText = '') {
     stderr,
     stdin: stdinText === '' ? new PassThrough().end() : Readable.from([stdinText]),
     now: () => new Date('2026-03-03T08:00:00Z'),
-    openStore: openSqliteStore,
+    openStore,
   };
   const program = createProgram({ stdout, stderr });
   registerIngest(program, io);

@@ -1,6 +1,7 @@
 import { type IngestMetricsServer, startIngestMetrics } from '../ingest/nats/ingest-metrics.js';
 import type { BatchReport } from '../ingest/nats/nats-ingest.js';
 import { runNatsIngest } from '../ingest/nats/nats-ingest.js';
+import { describeLocation } from '../store/open-store.js';
 import { type CliIo, withStore } from './cli-io.js';
 import { abortOnShutdownSignal } from './stop-signal.js';
 import { retentionOf, type StreamFlags } from './stream-flags.js';
@@ -31,23 +32,28 @@ export async function runStreamIngest(io: CliIo, flags: StreamIngestFlags): Prom
       log(`metrics at ${metrics.url}/metrics`);
     }
     const summary = createSummary(log);
-    const totals = await withStore(io, flags.db, (store) => {
-      log(`consuming stream ${flags.stream} as ${flags.durable} into ${flags.db}`);
-      return runNatsIngest(store.writer, {
-        url: flags.from,
-        stream: flags.stream,
-        durable: flags.durable,
-        batchSize: flags.batchSize,
-        ackWaitMs: flags.ackWaitMs,
-        retention: retentionOf(flags),
-        log,
-        onBatch: (batch) => {
-          metrics?.observe(batch);
-          summary.add(batch);
-        },
-        signal: stop.signal,
-      });
-    });
+    const totals = await withStore(
+      io,
+      flags.db,
+      { access: 'write', create: true, purpose: 'for ingesting' },
+      (store) => {
+        log(`consuming stream ${flags.stream} as ${flags.durable} into ${describeLocation(flags.db)}`);
+        return runNatsIngest(store.writer, {
+          url: flags.from,
+          stream: flags.stream,
+          durable: flags.durable,
+          batchSize: flags.batchSize,
+          ackWaitMs: flags.ackWaitMs,
+          retention: retentionOf(flags),
+          log,
+          onBatch: (batch) => {
+            metrics?.observe(batch);
+            summary.add(batch);
+          },
+          signal: stop.signal,
+        });
+      },
+    );
     summary.flush();
     log(`stopped: ${totals.added} events added, ${totals.skipped} already stored, ${totals.refused} refused`);
   } finally {

@@ -12,7 +12,7 @@ export function registerIngest(program: Command, io: CliIo = PROCESS_IO): Comman
     .description(
       'load an NDJSON event feed (docs/feed-format.md) into a store, all or nothing; or consume the feed stream',
     )
-    .requiredOption('--db <file>', 'SQLite store (created when missing)')
+    .requiredOption('--db <location>', 'the store: a SQLite file (created when missing) or a postgres:// URL')
     .argument('[feed]', "NDJSON file, or '-' for standard input")
     .option(
       '--from <url>',
@@ -57,7 +57,7 @@ export function registerIngest(program: Command, io: CliIo = PROCESS_IO): Comman
         throw new CliError('ingest needs a FEED file, - for standard input, or --from nats://...');
       const progress = createProgress(io.stderr);
       const label = feed === '-' ? 'standard input' : feed;
-      const result = await withStore(io, flags.db, (store) =>
+      const result = await withStore(io, flags.db, { access: 'write', create: true }, (store) =>
         ingestFile(store.writer, feed, {
           stdin: io.stdin,
           onProgress: (lines) => progress.update(`ingesting ${label}: ${lines} lines read`),

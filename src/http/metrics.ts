@@ -27,7 +27,7 @@ export interface Metrics {
   cacheMiss(): void;
   /** A request counted by this process alone because the shared rate-limit store (Redis) was unreachable. */
   rateLimitFallback(): void;
-  /** A store.onAppend notice: events ingested by this process. */
+  /** A store.onAppend notice: events stored by this process or another writing to the store. */
   appended(notice: AppendNotice): void;
   /** The text exposition; the first call also starts the default process metrics. */
   exposition(): Promise<string>;
@@ -73,7 +73,7 @@ export function createMetrics(sources: MetricsSources): Metrics {
   });
   const ingested = new Counter({
     name: 'gridquote_events_ingested_total',
-    help: 'Feed events stored by this process (in-process ingest such as the demo feed; see gridquote_store_version for others).',
+    help: 'Feed events stored while this server ran, by its own process (the demo feed) or another writing to its store.',
     registers,
   });
 

@@ -59,7 +59,9 @@ export async function connectNats(url: string, name: string): Promise<NatsConnec
   } catch (error) {
     // Without credentials in the message: a URL may carry user:password.
     const where = url.replace(/\/\/[^@/]*@/g, '//');
-    throw new Error(`cannot reach NATS at ${where}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new Error(
+      `cannot reach NATS at ${where}: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
 }
 

@@ -51,4 +51,5 @@ export const datamineRoute = defineRoute({
       'sections.',
   },
   dateOf: (result) => (result.kind === 'volume' ? result.to : result.date),
+  firstDateOf: (result) => (result.kind === 'volume' ? result.from : result.date),
 });
