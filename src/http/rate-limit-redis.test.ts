@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server, type Socket, connect as tcpConnect } from 'node:net';
+import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createHarness, expectProblem, type Harness } from '../../test/api-harness.js';
+import { CuttableProxy } from '../../test/cuttable-proxy.js';
 import { createApiKey } from './api-keys.js';
 import type { RedisUnavailablePolicy } from './rate-limit.js';
 import { createRedisRateLimitStore, type RedisRateLimitStore } from './rate-limit-redis.js';
@@ -39,44 +40,6 @@ async function refusingPort(): Promise<number> {
   const { port } = server.address() as { port: number };
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
-}
-
-/**
- * A TCP proxy to Redis that the test can cut (closing every connection and refusing new ones)
- * and restore on the same port: Redis lost mid-run without touching the machine's Redis.
- */
-class CuttableProxy {
-  private server: Server | undefined;
-  private readonly sockets = new Set<Socket>();
-  port = 0;
-
-  constructor(
-    private readonly targetHost: string,
-    private readonly targetPort: number,
-  ) {}
-
-  async open(): Promise<void> {
-    const server = createServer((client) => {
-      const upstream = tcpConnect(this.targetPort, this.targetHost);
-      for (const socket of [client, upstream]) {
-        this.sockets.add(socket);
-        socket.on('close', () => this.sockets.delete(socket));
-        socket.on('error', () => undefined);
-      }
-      client.pipe(upstream).pipe(client);
-    });
-    await new Promise<void>((resolve) => server.listen(this.port, '127.0.0.1', resolve));
-    this.port = (server.address() as { port: number }).port;
-    this.server = server;
-  }
-
-  async cut(): Promise<void> {
-    const server = this.server;
-    this.server = undefined;
-    const closed = new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
-    for (const socket of this.sockets) socket.destroy();
-    await closed;
-  }
 }
 
 describe.skipIf(!REDIS_URL)('rate limits shared in Redis', () => {

@@ -46,10 +46,18 @@ export function subjectOf(stream: string, event: FeedEvent, market: MarketCode |
 /** The message id JetStream deduplicates on: the event's identity (date, seq). */
 export const messageIdOf = (event: Pick<FeedEvent, 'date' | 'seq'>): string => `${event.date}-${event.seq}`;
 
-/** Connects to the NATS server(s) of a URL (comma-separated for a cluster). */
-export async function connectNats(url: string, name: string): Promise<NatsConnection> {
+/**
+ * Connects to the NATS server(s) of a URL (comma-separated for a cluster). The connection
+ * outlives server restarts; `log` gets one line when it is lost and one when it is back.
+ */
+export async function connectNats(
+  url: string,
+  name: string,
+  log?: (line: string) => void,
+): Promise<NatsConnection> {
+  let nc: NatsConnection;
   try {
-    return await connect({
+    nc = await connect({
       servers: url.split(',').map((server) => server.trim()),
       name,
       // Keep trying through a server restart: the publisher and the worker outlive the broker's outages.
@@ -59,9 +67,16 @@ export async function connectNats(url: string, name: string): Promise<NatsConnec
   } catch (error) {
     // Without credentials in the message: a URL may carry user:password.
     const where = url.replace(/\/\/[^@/]*@/g, '//');
-    throw new Error(
-      `cannot reach NATS at ${where}: ${error instanceof Error ? error.message : String(error)}`,
-    );
+    throw new Error(`cannot reach NATS at ${where}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (log !== undefined) void reportStatus(nc, log);
+  return nc;
+}
+
+async function reportStatus(nc: NatsConnection, log: (line: string) => void): Promise<void> {
+  for await (const status of nc.status()) {
+    if (status.type === 'disconnect') log('NATS connection lost; reconnecting');
+    else if (status.type === 'reconnect') log('NATS connection back');
   }
 }
 

@@ -52,7 +52,7 @@ export async function publishFeed(
   options: PublishFeedOptions,
   events: AsyncIterable<PublishableEvent> | Iterable<PublishableEvent>,
 ): Promise<PublishResult> {
-  const nc = await connectNats(options.url, 'gridquote feed publish');
+  const nc = await connectNats(options.url, 'gridquote feed publish', options.log);
   try {
     const jsm = await jetstreamManager(nc);
     const created = await ensureFeedStream(jsm, options.stream, options.retention);

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CuttableProxy } from '../../../test/cuttable-proxy.js';
 import type { FeedEvent } from '../../feed/events.js';
 import { publishFeed } from '../../feed/nats/publish-feed.js';
 import { formatFeedEvent } from '../../feed/ndjson.js';
@@ -238,6 +239,88 @@ describe.skipIf(!NATS_URL)('the feed through NATS JetStream into a store', () =>
       await store.close();
     }
   });
+
+  it('loses and doubles nothing when the connection to NATS is cut while publishing and while ingesting', async () => {
+    const stream = newStream();
+    const server = new globalThis.URL(url.replace(/^nats:/, 'http:'));
+    const proxy = new CuttableProxy(server.hostname, Number(server.port || 4222));
+    await proxy.open();
+    const viaProxy = `nats://127.0.0.1:${proxy.port}`;
+    try {
+      // Cut after a third of the day is acked; restored once the publisher has seen a publish fail.
+      const publishLog: string[] = [];
+      let cut: Promise<void> | undefined;
+      let restored: Promise<void> | undefined;
+      const result = await publishFeed(
+        {
+          url: viaProxy,
+          stream,
+          log: (line) => {
+            publishLog.push(line);
+            if (cut !== undefined && restored === undefined && /failed .*retrying/.test(line)) {
+              restored = cut.then(() => proxy.open());
+            }
+          },
+          onPublished: (count) => {
+            if (count >= DAY.length / 3 && cut === undefined) cut = proxy.cut();
+          },
+        },
+        publishable(),
+      );
+      await restored;
+      expect(publishLog.some((line) => /failed .*retrying/.test(line))).toBe(true);
+      expect(publishLog).toContain('NATS connection lost; reconnecting');
+      expect(result.published + result.duplicates).toBe(DAY.length);
+      const jsm = await jetstreamManager(nc);
+      expect((await jsm.streams.info(stream)).state.messages).toBe(DAY.length);
+
+      // The worker: cut after half the day is stored, restored once it noticed.
+      const store = openSqliteStore(':memory:');
+      try {
+        const log: string[] = [];
+        const controller = new AbortController();
+        let stored = 0;
+        let workerCut: Promise<void> | undefined;
+        let workerRestored: Promise<void> | undefined;
+        const run = runNatsIngest(store.writer, {
+          url: viaProxy,
+          stream,
+          durable: 'worker',
+          batchSize: 256,
+          ackWaitMs: 2000,
+          log: (line) => {
+            log.push(line);
+            if (
+              workerCut !== undefined &&
+              workerRestored === undefined &&
+              line.startsWith('NATS connection lost')
+            ) {
+              workerRestored = workerCut.then(() => proxy.open());
+            }
+          },
+          onBatch: (batch) => {
+            stored += batch.messages;
+            if (stored >= DAY.length / 2 && workerCut === undefined) workerCut = proxy.cut();
+          },
+          signal: controller.signal,
+        });
+        await until(
+          async () => workerRestored !== undefined && (await drained(stream, 'worker')),
+          'the stream to be consumed',
+          90_000,
+        );
+        controller.abort();
+        const totals = await run;
+        expect(log).toContain('NATS connection back');
+        expect(totals.added).toBe(DAY.length);
+        expect(await exportOf(store)).toEqual(clean);
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await proxy.cut();
+    }
+  }, 180_000);
 
   it('survives kill -9 of the worker process at three random points: the export equals a clean ingest', async () => {
     const stream = newStream();

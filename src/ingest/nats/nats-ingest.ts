@@ -81,7 +81,7 @@ export async function runNatsIngest(writer: MarketWriter, options: NatsIngestOpt
   const durable = options.durable ?? DEFAULT_DURABLE;
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
   const batchWaitMs = options.batchWaitMs ?? DEFAULT_BATCH_WAIT_MS;
-  const nc = await connectNats(options.url, `gridquote ingest ${durable}`);
+  const nc = await connectNats(options.url, `gridquote ingest ${durable}`, options.log);
   let messages: ConsumerMessages | undefined;
   try {
     const jsm = await jetstreamManager(nc);
