@@ -67,7 +67,9 @@ export async function connectNats(
   } catch (error) {
     // Without credentials in the message: a URL may carry user:password.
     const where = url.replace(/\/\/[^@/]*@/g, '//');
-    throw new Error(`cannot reach NATS at ${where}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new Error(
+      `cannot reach NATS at ${where}: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   if (log !== undefined) void reportStatus(nc, log);
   return nc;
