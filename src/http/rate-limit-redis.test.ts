@@ -4,6 +4,7 @@ import { Redis } from 'ioredis';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createHarness, expectProblem, type Harness } from '../../test/api-harness.js';
 import { CuttableProxy } from '../../test/cuttable-proxy.js';
+import { waitFor } from '../../test/wait-for.js';
 import { createApiKey } from './api-keys.js';
 import type { RedisUnavailablePolicy } from './rate-limit.js';
 import { createRedisRateLimitStore, type RedisRateLimitStore } from './rate-limit-redis.js';
@@ -21,18 +22,6 @@ function statuses(responses: readonly { statusCode: number }[]): Record<number, 
   return counts;
 }
 
-async function until(
-  check: () => Promise<boolean> | boolean,
-  what: string,
-  timeoutMs = 20_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
 /** A port nothing listens on: bound once, then released. */
 async function refusingPort(): Promise<number> {
   const server = createServer();
@@ -41,6 +30,10 @@ async function refusingPort(): Promise<number> {
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
 }
+
+/** Waits for a condition (test/wait-for.ts), with this file's argument order. */
+const until = (check: () => boolean | Promise<boolean>, what: string, timeoutMs = 60_000) =>
+  waitFor(what, check, { timeoutMs, intervalMs: 25 });
 
 describe.skipIf(!REDIS_URL)('rate limits shared in Redis', () => {
   const url = new globalThis.URL(REDIS_URL ?? 'redis://127.0.0.1:6379');

@@ -8,6 +8,7 @@ import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CuttableProxy } from '../../../test/cuttable-proxy.js';
+import { waitFor } from '../../../test/wait-for.js';
 import type { FeedEvent } from '../../feed/events.js';
 import { publishFeed } from '../../feed/nats/publish-feed.js';
 import { formatFeedEvent } from '../../feed/ndjson.js';
@@ -41,18 +42,9 @@ async function exportOf(store: MarketStore): Promise<string[]> {
   return lines;
 }
 
-/** Polls until `check` holds, or fails after the deadline: never a fixed sleep. */
-async function until(
-  check: () => Promise<boolean> | boolean,
-  what: string,
-  timeoutMs = 60_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+/** Waits for a condition (test/wait-for.ts), with this file's argument order. */
+const until = (check: () => boolean | Promise<boolean>, what: string, timeoutMs = 60_000) =>
+  waitFor(what, check, { timeoutMs, intervalMs: 25 });
 
 describe.skipIf(!NATS_URL)('the feed through NATS JetStream into a store', () => {
   const url = NATS_URL ?? '';
