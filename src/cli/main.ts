@@ -4,6 +4,7 @@ import { registerExport } from './export.js';
 import { registerFeed } from './feed.js';
 import { registerIngest } from './ingest.js';
 import { registerKeys } from './keys.js';
+import { registerMigrate } from './migrate.js';
 import { createProgram, runCli } from './run-cli.js';
 import { registerSeed } from './seed.js';
 import { registerServe } from './serve.js';
@@ -16,5 +17,6 @@ registerExport(program);
 registerServe(program);
 registerKeys(program);
 registerDemo(program);
+registerMigrate(program);
 
 process.exitCode = await runCli(program, process.argv);

@@ -39,6 +39,9 @@ export interface ServerOptions {
   readonly metricsToken?: string;
   /** Rate-limit counters shared in Redis with the other replicas; in this process when omitted. */
   readonly redis?: Omit<RedisRateLimitOptions, 'log'>;
+  /** PostgreSQL only: read connections at most, and the read statement timeout. */
+  readonly pgPoolMax?: number;
+  readonly pgStatementTimeoutMs?: number;
 }
 
 export interface RunningServer {
@@ -58,6 +61,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const store = await openStore(options.db, {
     access: options.writable === true ? 'write' : 'read',
     purpose: 'for serving',
+    ...(options.pgPoolMax === undefined ? {} : { poolMax: options.pgPoolMax }),
+    ...(options.pgStatementTimeoutMs === undefined
+      ? {}
+      : { statementTimeoutMs: options.pgStatementTimeoutMs }),
   });
   const logLevel = options.logLevel ?? 'info';
   let log: (line: string) => void = () => {};
@@ -134,6 +141,8 @@ export function registerServe(program: Command, io: CliIo = PROCESS_IO): Command
               unavailable: config.redisUnavailable,
             },
           }),
+      pgPoolMax: config.pgPoolMax,
+      pgStatementTimeoutMs: config.pgStatementTimeoutMs,
     });
     io.stderr.write(`serving ${describeLocation(config.db)} at ${server.url}\n`);
     await runUntilSignal(
