@@ -261,6 +261,18 @@ export function testPostgresUrl(): string | undefined {
   return url === undefined || url === '' ? undefined : url;
 }
 
+/** The NATS server tests may use (GRIDQUOTE_TEST_NATS_URL); undefined skips those tests. */
+export function testNatsUrl(): string | undefined {
+  const url = process.env.GRIDQUOTE_TEST_NATS_URL;
+  return url === undefined || url === '' ? undefined : url;
+}
+
+/** The Redis server tests may use (GRIDQUOTE_TEST_REDIS_URL); undefined skips those tests. */
+export function testRedisUrl(): string | undefined {
+  const url = process.env.GRIDQUOTE_TEST_REDIS_URL;
+  return url === undefined || url === '' ? undefined : url;
+}
+
 /**
  * Which store the HTTP and invariant suites run over (GRIDQUOTE_TEST_STORE: `sqlite`, the
  * default, or `postgres`); vitest.config.ts runs them once per store.

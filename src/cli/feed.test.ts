@@ -6,6 +6,7 @@ import { PassThrough, Readable, Writable } from 'node:stream';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { afterAll, describe, expect, it } from 'vitest';
+import { testNatsUrl } from '../config.js';
 import { formatFeedEvent } from '../feed/ndjson.js';
 import { createSimulator } from '../feed/simulator/simulator.js';
 import { openStore } from '../store/open-store.js';
@@ -14,7 +15,7 @@ import { registerFeed } from './feed.js';
 import { registerIngest } from './ingest.js';
 import { createProgram, runCli } from './run-cli.js';
 
-const NATS_URL = process.env.GRIDQUOTE_TEST_NATS_URL;
+const NATS_URL = testNatsUrl();
 if (!NATS_URL) console.log('feed.test.ts: publishing skipped, GRIDQUOTE_TEST_NATS_URL is not set');
 
 const directory = mkdtempSync(join(tmpdir(), 'gridquote-feed-'));

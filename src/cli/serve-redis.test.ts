@@ -5,10 +5,11 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seededStore } from '../../test/fixtures.js';
+import { testRedisUrl } from '../config.js';
 import { createApiKey } from '../http/api-keys.js';
 import { type RunningServer, startServer } from './serve.js';
 
-const REDIS_URL = process.env.GRIDQUOTE_TEST_REDIS_URL;
+const REDIS_URL = testRedisUrl();
 if (!REDIS_URL) console.log('serve-redis.test.ts: skipped, GRIDQUOTE_TEST_REDIS_URL is not set');
 
 describe.skipIf(!REDIS_URL)('two gridquote serve processes sharing a Redis', () => {

@@ -3,13 +3,14 @@ import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createHarness, expectProblem, type Harness } from '../../test/api-harness.js';
-import { CuttableProxy } from '../../test/cuttable-proxy.js';
+import { startTcpProxy } from '../../test/tcp-proxy.js';
 import { waitFor } from '../../test/wait-for.js';
+import { testRedisUrl } from '../config.js';
 import { createApiKey } from './api-keys.js';
 import type { RedisUnavailablePolicy } from './rate-limit.js';
 import { createRedisRateLimitStore, type RedisRateLimitStore } from './rate-limit-redis.js';
 
-const REDIS_URL = process.env.GRIDQUOTE_TEST_REDIS_URL;
+const REDIS_URL = testRedisUrl();
 if (!REDIS_URL) console.log('rate-limit-redis.test.ts: skipped, GRIDQUOTE_TEST_REDIS_URL is not set');
 
 const URL = '/api/epi?date=20250227';
@@ -156,8 +157,7 @@ describe.skipIf(!REDIS_URL)('rate limits shared in Redis', () => {
   it.each(['allow', 'refuse'] as const)(
     'follows its policy when Redis is lost mid-run and shares counters again once it is back (%s)',
     async (policy) => {
-      const proxy = new CuttableProxy(url.hostname, Number(url.port || 6379));
-      await proxy.open();
+      const proxy = await startTcpProxy({ host: url.hostname, port: Number(url.port || 6379) });
       const log: string[] = [];
       const harness = await replica(`redis://127.0.0.1:${proxy.port}`, policy, log);
       const key = await sharedKey([harness], { perSecond: 0, perMinute: 1000 });
@@ -181,13 +181,13 @@ describe.skipIf(!REDIS_URL)('rate limits shared in Redis', () => {
 
       const reconnects = () => log.filter((line) => line.includes('Redis reachable again')).length;
       const before = reconnects();
-      await proxy.open();
+      await proxy.restore();
       await until(() => reconnects() > before, 'the reconnect');
       const counted = await fallbacks(harness);
       expect((await harness.get(URL, { key })).statusCode).toBe(200);
       // Counted in Redis again, not by the process alone.
       expect(await fallbacks(harness)).toBe(counted);
-      await proxy.cut();
+      await proxy.close();
     },
   );
 });

@@ -7,20 +7,24 @@ import { fileURLToPath } from 'node:url';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CuttableProxy } from '../../../test/cuttable-proxy.js';
+import { startTcpProxy } from '../../../test/tcp-proxy.js';
 import { waitFor } from '../../../test/wait-for.js';
+import { testNatsUrl } from '../../config.js';
 import type { FeedEvent } from '../../feed/events.js';
 import { publishFeed } from '../../feed/nats/publish-feed.js';
 import { formatFeedEvent } from '../../feed/ndjson.js';
 import { createSimulator } from '../../feed/simulator/simulator.js';
 import { validateFeedEvent } from '../../feed/validate.js';
+import { openStore } from '../../store/open-store.js';
+import { reportSkipped, TEST_PG_URL, testSchemas } from '../../store/postgres/test-schemas.js';
 import { openSqliteStore } from '../../store/sqlite/open-sqlite-store.js';
 import type { MarketStore, MarketWriter } from '../../store/store.js';
 import { ingestEvents } from '../ingest-events.js';
 import { type IngestTotals, type NatsIngestOptions, runNatsIngest } from './nats-ingest.js';
 
-const NATS_URL = process.env.GRIDQUOTE_TEST_NATS_URL;
+const NATS_URL = testNatsUrl();
 if (!NATS_URL) console.log('nats-ingest.test.ts: skipped, GRIDQUOTE_TEST_NATS_URL is not set');
+reportSkipped('nats-ingest.test.ts, its PostgreSQL cases');
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const LOADER = new URL('../../../test/typescript-loader.mjs', import.meta.url).href;
@@ -52,6 +56,7 @@ describe.skipIf(!NATS_URL)('the feed through NATS JetStream into a store', () =>
   const streams: string[] = [];
   let nc: NatsConnection;
   let clean: string[];
+  const schemas = testSchemas();
 
   const newStream = () => {
     const name = `gqtest_${randomBytes(6).toString('hex')}`;
@@ -68,6 +73,7 @@ describe.skipIf(!NATS_URL)('the feed through NATS JetStream into a store', () =>
   });
 
   afterAll(async () => {
+    await schemas.dropAll();
     const jsm = await jetstreamManager(nc);
     for (const stream of streams) await jsm.streams.delete(stream).catch(() => undefined);
     await nc.close();
@@ -149,6 +155,24 @@ describe.skipIf(!NATS_URL)('the feed through NATS JetStream into a store', () =>
       await store.close();
     }
   });
+
+  it.skipIf(TEST_PG_URL === undefined)(
+    'ingests from the stream into a PostgreSQL store: the export equals a direct ingest',
+    async () => {
+      const stream = newStream();
+      await publishFeed({ url, stream }, publishable());
+      const store = await schemas.open();
+      try {
+        const { totals } = await ingestAll(store, stream);
+        expect(totals).toEqual({ added: DAY.length, skipped: 0, refused: 0 });
+        expect(await exportOf(store)).toEqual(clean);
+        const replay = await ingestAll(store, stream, { durable: 'replayer' });
+        expect(replay.totals).toEqual({ added: 0, skipped: DAY.length, refused: 0 });
+      } finally {
+        await store.close();
+      }
+    },
+  );
 
   it('stores each event once when the stream holds it twice (published without ids), even within one batch', async () => {
     const stream = newStream();
@@ -235,8 +259,7 @@ describe.skipIf(!NATS_URL)('the feed through NATS JetStream into a store', () =>
   it('loses and doubles nothing when the connection to NATS is cut while publishing and while ingesting', async () => {
     const stream = newStream();
     const server = new globalThis.URL(url.replace(/^nats:/, 'http:'));
-    const proxy = new CuttableProxy(server.hostname, Number(server.port || 4222));
-    await proxy.open();
+    const proxy = await startTcpProxy({ host: server.hostname, port: Number(server.port || 4222) });
     const viaProxy = `nats://127.0.0.1:${proxy.port}`;
     try {
       // Cut after a third of the day is acked; restored once the publisher has seen a publish fail.
@@ -250,7 +273,7 @@ describe.skipIf(!NATS_URL)('the feed through NATS JetStream into a store', () =>
           log: (line) => {
             publishLog.push(line);
             if (cut !== undefined && restored === undefined && /failed .*retrying/.test(line)) {
-              restored = cut.then(() => proxy.open());
+              restored = cut.then(() => proxy.restore());
             }
           },
           onPublished: (count) => {
@@ -287,7 +310,7 @@ describe.skipIf(!NATS_URL)('the feed through NATS JetStream into a store', () =>
               workerRestored === undefined &&
               line.startsWith('NATS connection lost')
             ) {
-              workerRestored = workerCut.then(() => proxy.open());
+              workerRestored = workerCut.then(() => proxy.restore());
             }
           },
           onBatch: (batch) => {
@@ -310,65 +333,70 @@ describe.skipIf(!NATS_URL)('the feed through NATS JetStream into a store', () =>
         await store.close();
       }
     } finally {
-      await proxy.cut();
+      await proxy.close();
     }
   }, 180_000);
 
-  it('survives kill -9 of the worker process at three random points: the export equals a clean ingest', async () => {
-    const stream = newStream();
-    await publishFeed({ url, stream }, publishable());
-    const db = join(dir, 'killed.db');
-    const args = [
-      ...['--import', LOADER, join(ROOT, 'src', 'cli', 'main.ts'), 'ingest'],
-      ...['--db', db, '--from', url, '--stream', stream, '--durable', 'worker'],
-      // Small batches: many commits to land between; a short ack wait: quick redelivery after a kill.
-      ...['--batch-size', '64', '--ack-wait-ms', '1000'],
-    ];
-    const spawnWorker = (): { child: ChildProcess; output: () => string; exit: Promise<unknown> } => {
-      const child = spawn(process.execPath, args, {
-        env: { PATH: process.env.PATH ?? '' },
-        stdio: ['ignore', 'ignore', 'pipe'],
-      });
-      let text = '';
-      child.stderr?.on('data', (chunk) => {
-        text += String(chunk);
-      });
-      return { child, output: () => text, exit: new Promise((resolve) => child.on('exit', resolve)) };
-    };
-    const jsm = await jetstreamManager(nc);
-    const acked = async () =>
-      (await jsm.consumers.info(stream, 'worker').catch(() => undefined))?.ack_floor.stream_seq ?? 0;
+  const storeKinds = TEST_PG_URL === undefined ? (['sqlite'] as const) : (['sqlite', 'postgres'] as const);
+  it.each(storeKinds)(
+    'survives kill -9 of the worker process at three random points: the export equals a clean ingest (%s)',
+    async (kind) => {
+      const stream = newStream();
+      await publishFeed({ url, stream }, publishable());
+      const db = kind === 'sqlite' ? join(dir, 'killed.db') : await schemas.url();
+      const args = [
+        ...['--import', LOADER, join(ROOT, 'src', 'cli', 'main.ts'), 'ingest'],
+        ...['--db', db, '--from', url, '--stream', stream, '--durable', 'worker'],
+        // Small batches: many commits to land between; a short ack wait: quick redelivery after a kill.
+        ...['--batch-size', '64', '--ack-wait-ms', '1000'],
+      ];
+      const spawnWorker = (): { child: ChildProcess; output: () => string; exit: Promise<unknown> } => {
+        const child = spawn(process.execPath, args, {
+          env: { PATH: process.env.PATH ?? '' },
+          stdio: ['ignore', 'ignore', 'pipe'],
+        });
+        let text = '';
+        child.stderr?.on('data', (chunk) => {
+          text += String(chunk);
+        });
+        return { child, output: () => text, exit: new Promise((resolve) => child.on('exit', resolve)) };
+      };
+      const jsm = await jetstreamManager(nc);
+      const acked = async () =>
+        (await jsm.consumers.info(stream, 'worker').catch(() => undefined))?.ack_floor.stream_seq ?? 0;
 
-    let killedAt = 0;
-    for (let kill = 1; kill <= 3; kill += 1) {
-      // A random point in what is left of the day, past what the previous run had acked.
-      const target = killedAt + 1 + Math.floor(Math.random() * ((DAY.length - killedAt) / (5 - kill)));
-      const worker = spawnWorker();
-      try {
-        await until(async () => (await acked()) >= target, `the worker to ack message ${target}`);
-      } catch (error) {
+      let killedAt = 0;
+      for (let kill = 1; kill <= 3; kill += 1) {
+        // A random point in what is left of the day, past what the previous run had acked.
+        const target = killedAt + 1 + Math.floor(Math.random() * ((DAY.length - killedAt) / (5 - kill)));
+        const worker = spawnWorker();
+        try {
+          await until(async () => (await acked()) >= target, `the worker to ack message ${target}`);
+        } catch (error) {
+          worker.child.kill('SIGKILL');
+          throw new Error(`${String(error)}; worker said: ${worker.output()}`);
+        }
         worker.child.kill('SIGKILL');
-        throw new Error(`${String(error)}; worker said: ${worker.output()}`);
+        await worker.exit;
+        killedAt = await acked();
       }
-      worker.child.kill('SIGKILL');
-      await worker.exit;
-      killedAt = await acked();
-    }
-    expect(killedAt).toBeLessThan(DAY.length);
+      expect(killedAt).toBeLessThan(DAY.length);
 
-    const last = spawnWorker();
-    await until(() => drained(stream, 'worker'), 'the restarted worker to finish the day', 90_000);
-    last.child.kill('SIGTERM');
-    await last.exit;
-    expect(last.output()).toMatch(/stopped: \d+ events added/);
+      const last = spawnWorker();
+      await until(() => drained(stream, 'worker'), 'the restarted worker to finish the day', 90_000);
+      last.child.kill('SIGTERM');
+      await last.exit;
+      expect(last.output()).toMatch(/stopped: \d+ events added/);
 
-    const store = openSqliteStore(db);
-    try {
-      const lines = await exportOf(store);
-      expect(new Set(lines).size).toBe(lines.length);
-      expect(lines).toEqual(clean);
-    } finally {
-      await store.close();
-    }
-  }, 180_000);
+      const store = await openStore(db, { access: 'read' });
+      try {
+        const lines = await exportOf(store);
+        expect(new Set(lines).size).toBe(lines.length);
+        expect(lines).toEqual(clean);
+      } finally {
+        await store.close();
+      }
+    },
+    180_000,
+  );
 });
