@@ -2,6 +2,7 @@
 import { registerDemo } from './demo.js';
 import { registerExport } from './export.js';
 import { registerFeed } from './feed.js';
+import { registerGet } from './get.js';
 import { registerIngest } from './ingest.js';
 import { registerKeys } from './keys.js';
 import { registerMigrate } from './migrate.js';
@@ -17,6 +18,7 @@ registerExport(program);
 registerServe(program);
 registerKeys(program);
 registerDemo(program);
+registerGet(program);
 registerMigrate(program);
 
 process.exitCode = await runCli(program, process.argv);
