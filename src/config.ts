@@ -243,6 +243,35 @@ function nonEmpty(what: string): (text: string) => Parsed<string> {
     text.trim() === '' ? { problem: `must be ${what}, got an empty value` } : { value: text };
 }
 
+/** Where `gridquote get` finds the API and its key when no flag gives them. */
+export const CLIENT_SETTINGS = {
+  url: { env: 'GRIDQUOTE_URL', flag: '--base' },
+  key: { env: 'GRIDQUOTE_KEY', flag: '--key' },
+} as const;
+
+export interface ClientSettings {
+  readonly url: string | undefined;
+  readonly key: string | undefined;
+}
+
+/**
+ * The API client's settings (`gridquote get`): a flag overrides its env var. Empty values count
+ * as unset. The key is never part of a problem message.
+ */
+export function loadClientSettings(
+  flags: { readonly base?: string; readonly key?: string },
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): ClientSettings {
+  const pick = (flag: string | undefined, name: string) => {
+    const value = flag ?? env[name];
+    return value === undefined || value.trim() === '' ? undefined : value.trim();
+  };
+  return Object.freeze({
+    url: pick(flags.base, CLIENT_SETTINGS.url.env),
+    key: pick(flags.key, CLIENT_SETTINGS.key.env),
+  });
+}
+
 /**
  * The PostgreSQL server tests may use (GRIDQUOTE_TEST_PG_URL); undefined skips those tests.
  * Read here because this module is the only reader of the environment.
