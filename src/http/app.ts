@@ -36,7 +36,8 @@ import { tradelogRoute } from './routes/tradelog.js';
 import { tradesRoute } from './routes/trades.js';
 import { STREAM_PATHS, STREAM_SECURITY_SCHEMES } from './stream/stream-docs.js';
 import { StreamHub } from './stream/stream-hub.js';
-import { registerStream, type StreamOptions, StreamRegistry } from './stream/stream-route.js';
+import { StreamRegistry } from './stream/stream-registry.js';
+import { registerStream, type StreamOptions } from './stream/stream-route.js';
 import { createStreamTokens } from './stream/stream-token.js';
 
 export interface AppOptions {
