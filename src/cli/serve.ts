@@ -17,6 +17,7 @@ import { type AppOptions, buildApp } from '../http/app.js';
 import type { HttpLimits } from '../http/limits.js';
 import type { RateLimitStoreFactory } from '../http/rate-limit.js';
 import { clusterRateLimitStore } from '../http/rate-limit-cluster.js';
+import { createRedisRateLimitStore, type RedisRateLimitOptions } from '../http/rate-limit-redis.js';
 import { describeLocation, openStore, sqlitePath, storeKind } from '../store/open-store.js';
 import type { MarketStore } from '../store/store.js';
 import { type CliIo, PROCESS_IO } from './cli-io.js';
@@ -49,6 +50,8 @@ export interface ServerOptions {
   readonly metricsToken?: string;
   /** Where rate-limit counters live; in this process when omitted. */
   readonly rateLimitStore?: RateLimitStoreFactory;
+  /** Rate-limit counters shared in Redis with the other replicas; in this process when omitted. */
+  readonly redis?: Omit<RedisRateLimitOptions, 'log'>;
   /** Event stream settings (per-key cap, queue bound, token secret); the app's defaults when omitted. */
   readonly streams?: AppOptions['streams'];
   /** PostgreSQL only: read connections at most, and the read statement timeout. */
@@ -88,6 +91,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       : { statementTimeoutMs: options.pgStatementTimeoutMs }),
   });
   const logLevel = options.logLevel ?? 'info';
+  let log: (line: string) => void = () => {};
+  const limits = options.redis && createRedisRateLimitStore({ ...options.redis, log: (line) => log(line) });
   const app = buildApp({
     reader: store.reader,
     keys: store.keys,
@@ -95,13 +100,18 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     logger: logLevel === false ? false : { level: logLevel },
     ...(options.limits ? { limits: options.limits } : {}),
     ...(options.metricsToken === undefined ? {} : { metricsToken: options.metricsToken }),
-    ...(options.rateLimitStore ? { rateLimitStore: options.rateLimitStore } : {}),
+    ...(limits
+      ? { rateLimitStore: limits.factory }
+      : options.rateLimitStore
+        ? { rateLimitStore: options.rateLimitStore }
+        : {}),
     // Commits, of this process (the demo's live feed) or another (an ingest), reach the app: metrics,
     // cache, event streams.
     onAppend: (listener) => store.onAppend(listener),
     events: store.events,
     ...(options.streams ? { streams: options.streams } : {}),
   });
+  log = (line) => app.log.warn(line);
   const graceMs = options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS;
   try {
     const url = await app.listen({ port: options.port, host: options.host });
@@ -115,12 +125,14 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         } finally {
           // Only now: a request still being answered must not find the store closed.
           await store.close();
+          await limits?.close();
         }
       },
     };
   } catch (error) {
     await app.close();
     await store.close();
+    await limits?.close();
     throw error;
   }
 }
@@ -163,6 +175,15 @@ export function registerServe(program: Command, io: CliIo = PROCESS_IO): Command
       limits: config,
       shutdownGraceMs: config.shutdownGraceMs,
       metricsToken: config.metricsToken,
+      ...(config.redis === undefined
+        ? {}
+        : {
+            redis: {
+              url: config.redis,
+              keyPrefix: config.redisKeyPrefix,
+              unavailable: config.redisUnavailable,
+            },
+          }),
       streams: streamSettings(config),
       pgPoolMax: config.pgPoolMax,
       pgStatementTimeoutMs: config.pgStatementTimeoutMs,
