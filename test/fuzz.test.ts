@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../src/http/api-keys.js';
-import { buildApp } from '../src/http/app.js';
+import { buildApp, ROUTES } from '../src/http/app.js';
 import type { MarketStore } from '../src/store/store.js';
 import { DEFAULT_NOW, parseCsv } from './api-harness.js';
 import { seededStore } from './fixtures.js';
@@ -18,17 +18,10 @@ import { seededStore } from './fixtures.js';
 
 const RUNS_PER_PATH = 300;
 
-const PATHS: Readonly<Record<string, readonly string[]>> = {
-  '/api/ticker': ['futures', 'options', 'type', 'date', 'from', 'to'],
-  '/api/epi': ['date'],
-  '/api/npi': ['date'],
-  '/api/tradelog': ['market', 'futures', 'options', 'date'],
-  '/api/messages': ['market', 'type', 'from'],
-  '/api/trades': ['market', 'futures', 'options', 'from'],
-  '/api/data': ['futures', 'options', 'date'],
-  '/api/intraday': ['futures', 'options'],
-  '/api/datamine': ['type', 'from', 'to', 'date'],
-};
+/** Each operation's parameter names, from the list the app registers. */
+const PATHS: Readonly<Record<string, readonly string[]>> = Object.fromEntries(
+  ROUTES.map((route) => [route.path, Object.keys(route.spec.params)]),
+);
 
 /** Values that reach past validation into the queries, so those are fuzzed too. */
 const PLAUSIBLE = [
@@ -519,6 +512,10 @@ function expectWellFormed(path: string, method: string, response: LightMyRequest
 }
 
 describe('fuzzing every operation', () => {
+  it('has a valid query of every operation the app registers to start from', () => {
+    expect(Object.keys(VALID).sort()).toEqual(Object.keys(PATHS).sort());
+  });
+
   for (const path of Object.keys(PATHS)) {
     it(`${path}: never a 5xx, always well-formed`, async () => {
       const statuses = new Set<number>();

@@ -12,7 +12,7 @@ import { DEFAULT_HTTP_LIMITS, type HttpLimits, rejectLongUrls } from './limits.j
 import { createMetrics } from './metrics.js';
 import { registerMetricsEndpoint } from './metrics-endpoint.js';
 import { createObservability } from './observability.js';
-import { type RouteDependencies, registerRoute } from './operation.js';
+import { type ListedRoute, listRoute, type RouteDependencies } from './operation.js';
 import {
   PROBLEM_CONTENT_TYPE,
   type Problem,
@@ -55,6 +55,22 @@ export interface AppOptions {
 }
 
 export const API_VERSION = '1';
+
+/**
+ * The nine operations in the specification's order: the one list the app registers, the
+ * OpenAPI document describes and the tests iterate (no other copy to go stale).
+ */
+export const ROUTES: readonly ListedRoute[] = [
+  listRoute(tickerRoute),
+  listRoute(epiRoute),
+  listRoute(npiRoute),
+  listRoute(tradelogRoute),
+  listRoute(messagesRoute),
+  listRoute(tradesRoute),
+  listRoute(dataRoute),
+  listRoute(intradayRoute),
+  listRoute(datamineRoute),
+];
 
 const COMMON_HEADERS = { 'api-version': API_VERSION, vary: 'Accept, Accept-Encoding' } as const;
 const ALLOWED_METHODS = 'GET, HEAD';
@@ -131,21 +147,11 @@ export function buildApp(options: AppOptions): FastifyInstance {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
 
-  const operations = [
-    registerRoute(app, deps, tickerRoute),
-    registerRoute(app, deps, epiRoute),
-    registerRoute(app, deps, npiRoute),
-    registerRoute(app, deps, tradelogRoute),
-    registerRoute(app, deps, messagesRoute),
-    registerRoute(app, deps, tradesRoute),
-    registerRoute(app, deps, dataRoute),
-    registerRoute(app, deps, intradayRoute),
-    registerRoute(app, deps, datamineRoute),
-  ];
+  for (const route of ROUTES) route.register(app, deps);
   // Public: documentation, probes and (loopback or token) metrics need no API key.
   const paths = new Set([
-    ...operations.map((route) => route.path),
-    ...registerDocumentation(app, operations),
+    ...ROUTES.map((route) => route.path),
+    ...registerDocumentation(app, ROUTES, deps.reader),
     ...registerHealth(app, deps.reader),
     registerMetricsEndpoint(app, deps.metrics, options.metricsToken),
   ]);

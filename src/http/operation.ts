@@ -5,6 +5,7 @@ import { sendAnswer } from './answer.js';
 import { authenticate } from './auth.js';
 import type { Metrics } from './metrics.js';
 import { negotiate } from './negotiation.js';
+import type { DocumentedOperation } from './openapi.js';
 import type { OperationDocs } from './operation-docs.js';
 import { type OperationSpec, type ParamDefs, type ParamValues, readParams } from './params.js';
 import { HttpProblem } from './problems.js';
@@ -30,6 +31,23 @@ export interface Route<S extends ParamDefs, R> {
 
 export function defineRoute<S extends ParamDefs, R>(route: Route<S, R>): Route<S, R> {
   return route;
+}
+
+/**
+ * A route with its parameter and result types hidden, so that the nine operations share one
+ * list (app.ts ROUTES): what the OpenAPI generator reads, plus a way to register it.
+ */
+export interface ListedRoute extends DocumentedOperation {
+  readonly register: (app: FastifyInstance, deps: RouteDependencies) => void;
+}
+
+export function listRoute<S extends ParamDefs, R>(route: Route<S, R>): ListedRoute {
+  return {
+    path: route.path,
+    spec: route.spec,
+    docs: route.docs,
+    register: (app, deps) => registerRoute(app, deps, route),
+  };
 }
 
 export interface RouteDependencies {

@@ -3,7 +3,14 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { buildOpenApiDocument, type DocumentedOperation, OPENAPI_PATH } from './openapi.js';
+import type { MarketReader } from '../store/store.js';
+import { exampleValuesOf } from './examples.js';
+import {
+  buildOpenApiDocument,
+  type DocumentedOperation,
+  examplePlaceholders,
+  OPENAPI_PATH,
+} from './openapi.js';
 
 /**
  * The OpenAPI document and the interactive reference page (Swagger UI), both public: they
@@ -101,6 +108,11 @@ function asset(file: string): Asset {
   return found;
 }
 
+function documentAsset(document: object): Asset {
+  const body = Buffer.from(JSON.stringify(document));
+  return { body, gzip: gzipSync(body) };
+}
+
 function acceptsGzip(request: FastifyRequest): boolean {
   const header = request.headers['accept-encoding'];
   return typeof header === 'string' && /\bgzip\b(?!;\s*q=0(\.0*)?\s*(,|$))/i.test(header);
@@ -110,18 +122,35 @@ function sendStatic(reply: FastifyReply, type: string, body: string | Buffer): F
   return reply.header('content-type', type).header('x-content-type-options', 'nosniff').send(body);
 }
 
-/** Registers the document, the page and its assets; returns the two paths worth naming in a 404. */
+/**
+ * Registers the document, the page and its assets; returns the two paths worth naming in a 404.
+ * The document's examples come from the store served (examples.ts), so the page's "Try it out"
+ * answers on whatever days and contracts it holds; it is rebuilt when the store's latest day
+ * moves. An empty or failing store gets the examples of docs/api.md: the document holds no data.
+ */
 export function registerDocumentation(
   app: FastifyInstance,
   operations: readonly DocumentedOperation[],
+  reader: MarketReader,
 ): string[] {
-  // Built on first request: most apps (tests) never serve it.
-  let document: Asset | undefined;
-  app.get(OPENAPI_PATH, (request, reply) => {
-    if (document === undefined) {
-      const body = Buffer.from(JSON.stringify(buildOpenApiDocument(operations)));
-      document = { body, gzip: gzipSync(body) };
+  const placeholders = examplePlaceholders(operations);
+  let built: { readonly day: string | undefined; readonly document: Asset } | undefined;
+  const currentDocument = async (): Promise<Asset> => {
+    let day: string | undefined;
+    try {
+      day = await reader.latestDate();
+      if (built === undefined || built.day !== day) {
+        const values = await exampleValuesOf(reader, placeholders);
+        built = { day, document: documentAsset(buildOpenApiDocument(operations, values)) };
+      }
+      return built.document;
+    } catch {
+      // A store that fails now still lets the contract be read; the next request tries again.
+      return documentAsset(buildOpenApiDocument(operations));
     }
+  };
+  app.get(OPENAPI_PATH, async (request, reply) => {
+    const document = await currentDocument();
     reply.header('cache-control', 'no-cache').header('vary', 'Accept, Accept-Encoding');
     const type = 'application/json; charset=utf-8';
     if (acceptsGzip(request))

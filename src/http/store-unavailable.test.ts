@@ -1,23 +1,12 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
-import { expectProblem } from '../../test/api-harness.js';
+import { expectProblem, OPERATION_URLS } from '../../test/api-harness.js';
 import { seededStore } from '../../test/fixtures.js';
 import type { KeyStore, MarketReader, MarketStore } from '../store/store.js';
 import { createApiKey } from './api-keys.js';
 import { buildApp } from './app.js';
 
-/** A valid request of each of the nine operations over the default seeded history. */
-const OPERATIONS = [
-  '/api/ticker?futures=au_electricity&type=settle',
-  '/api/epi',
-  '/api/npi',
-  '/api/tradelog?market=au_gas',
-  '/api/messages?market=au_electricity&type=message_board',
-  '/api/trades?market=au_electricity',
-  '/api/data?futures=BNH',
-  '/api/intraday?futures=BNH',
-  '/api/datamine?type=au-volume',
-];
+const OPERATIONS = OPERATION_URLS;
 
 /**
  * Makes every method of a store interface throw while `broken.now` is set, like a store whose

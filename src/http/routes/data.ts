@@ -29,8 +29,8 @@ export const dataRoute = defineRoute({
     },
     examples: {
       futures: 'futures=BNH',
-      'futures-day': 'futures=BNH&date=20250227',
-      options: 'options=EAH2026',
+      'futures-day': 'futures=BNH&date={pastDay}',
+      options: 'options={options:EAH}',
     },
     response: dataResponse,
     csv:

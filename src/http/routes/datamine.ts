@@ -40,8 +40,8 @@ export const datamineRoute = defineRoute({
     },
     examples: {
       'nz-volume': 'type=nz-volume',
-      'au-volume': 'type=au-volume&from=20250226&to=20250228',
-      'au-oi': 'type=au-oi&date=20250227',
+      'au-volume': 'type=au-volume&from={earlierDay}&to={latestDay}',
+      'au-oi': 'type=au-oi&date={pastDay}',
     },
     response: datamineResponse,
     csv:

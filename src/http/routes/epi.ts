@@ -18,7 +18,7 @@ export const epiRoute = defineRoute({
       "epi: for each calendar year on the curve, the mean of the four AU regions' base-load calendar-year " +
       'strip settlement prices on that date. One row per year.',
     params: { date: 'The day; default: the latest day with index values.' },
-    examples: { latest: '', 'a-day': 'date=20250227' },
+    examples: { latest: '', 'a-day': 'date={pastDay}' },
     response: epiResponse,
     csv: 'Columns date, year, epi.',
   },

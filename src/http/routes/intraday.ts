@@ -23,7 +23,7 @@ export const intradayRoute = defineRoute({
       'traded today), `open_interest` as at the previous close. Absent values are null.',
     examples: {
       futures: 'futures=BNH',
-      'options-puts': 'options=BNH2026P',
+      'options-puts': 'options={options:BNH}P',
       market: 'futures=nz_electricity',
     },
     response: intradayResponse,

@@ -46,8 +46,8 @@ export const tickerRoute = defineRoute({
     },
     examples: {
       'futures-trades': 'futures=BNH&type=trade',
-      'options-settle': 'options=BNH2026C&type=settle',
-      'past-day': 'futures=BNH2026&date=20250228',
+      'options-settle': 'options={options:BNH}C&type=settle',
+      'past-day': 'futures={futures:BNH}&date={pastDay}',
       'market-window': 'futures=au_gas&from=100000&to=160000',
     },
     response: tickerResponse,

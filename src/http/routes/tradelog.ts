@@ -32,7 +32,7 @@ export const tradelogRoute = defineRoute({
     params: { date: "The day; default: the latest day of the code's market." },
     examples: {
       market: 'market=au_electricity',
-      'futures-day': 'futures=HNM2026&date=20250227',
+      'futures-day': 'futures={futures:HNM}&date={pastDay}',
       gas: 'market=au_gas&format=csv',
     },
     response: tradelogResponse,
