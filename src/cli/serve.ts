@@ -32,6 +32,8 @@ export interface ServerOptions {
   readonly shutdownGraceMs?: number;
   /** Opens GET /metrics to any client sending it; without one only loopback clients may scrape. */
   readonly metricsToken?: string;
+  /** Origins whose browser pages may call the API (CORS); none when omitted. */
+  readonly corsOrigins?: readonly string[];
 }
 
 export interface RunningServer {
@@ -57,6 +59,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     logger: logLevel === false ? false : { level: logLevel },
     ...(options.limits ? { limits: options.limits } : {}),
     ...(options.metricsToken === undefined ? {} : { metricsToken: options.metricsToken }),
+    ...(options.corsOrigins === undefined ? {} : { corsOrigins: options.corsOrigins }),
     // In-process ingest (the demo's live feed) notifies the app: metrics, cache.
     onAppend: (listener) => store.onAppend(listener),
   });
@@ -109,6 +112,7 @@ export function registerServe(program: Command, io: CliIo = PROCESS_IO): Command
       limits: config,
       shutdownGraceMs: config.shutdownGraceMs,
       metricsToken: config.metricsToken,
+      corsOrigins: config.corsOrigins,
     });
     io.stderr.write(`serving ${config.db} at ${server.url}\n`);
     await runUntilSignal(

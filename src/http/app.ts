@@ -5,6 +5,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController
 import type { DestinationStream } from 'pino';
 import type { KeyStore, MarketReader, MarketStore } from '../store/store.js';
 import { createResponseCache } from './answer.js';
+import { registerCors } from './cors.js';
 import { guardStore } from './guard-store.js';
 import { registerHealth } from './health.js';
 import { DrainingServer } from './http-server.js';
@@ -52,6 +53,8 @@ export interface AppOptions {
   readonly onAppend?: MarketStore['onAppend'];
   /** Bearer token that opens GET /metrics to any client; without one only loopback clients may scrape. */
   readonly metricsToken?: string;
+  /** Origins whose browser pages may call the API (cors.ts), `*` for any; none by default. */
+  readonly corsOrigins?: readonly string[];
 }
 
 export const API_VERSION = '1';
@@ -73,7 +76,7 @@ export const ROUTES: readonly ListedRoute[] = [
 ];
 
 const COMMON_HEADERS = { 'api-version': API_VERSION, vary: 'Accept, Accept-Encoding' } as const;
-const ALLOWED_METHODS = 'GET, HEAD';
+const ALLOWED_METHODS = 'GET, HEAD, OPTIONS';
 /** Keys must never reach a log line, whatever a log call includes. */
 const REDACT = ['req.headers.authorization', 'headers.authorization', 'request.headers.authorization'];
 
@@ -142,6 +145,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
     done();
   });
   rejectLongUrls(app, (options.limits ?? DEFAULT_HTTP_LIMITS).maxUrlBytes);
+  registerCors(app, options.corsOrigins ?? []);
 
   // Nothing here takes a body: never parse one, so other methods reach the 405 answer.
   app.removeAllContentTypeParsers();
@@ -158,10 +162,14 @@ export function buildApp(options: AppOptions): FastifyInstance {
 
   app.setNotFoundHandler((request, reply) => {
     const path = pathOf(request.url);
+    // A plain OPTIONS (or a preflight from an origin CORS does not allow): what the path takes.
+    if (paths.has(path) && request.method === 'OPTIONS') {
+      return reply.code(204).header('allow', ALLOWED_METHODS).send();
+    }
     if (paths.has(path) && request.method !== 'GET' && request.method !== 'HEAD') {
       return sendProblem(reply, {
         code: 'method-not-allowed',
-        detail: `${path} answers GET and HEAD only`,
+        detail: `${path} answers GET, HEAD and OPTIONS only`,
         headers: { allow: ALLOWED_METHODS },
       });
     }
