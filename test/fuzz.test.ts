@@ -262,8 +262,13 @@ const VALID: Readonly<Record<string, fc.Arbitrary<Pair[]>>> = {
   '/api/data': all(oneOf(['futures', FUTURES_CODES], ['options', OPTIONS_CODES]), maybe('date', DATES)),
   '/api/intraday': oneOf(['futures', FUTURES_CODES], ['options', OPTIONS_CODES]),
   '/api/datamine': fc.oneof(
-    all(one('type', ['au-volume', 'nz-volume']), maybe('from', DATES), maybe('to', DATES)),
-    all(one('type', ['au-oi']), maybe('date', DATES)),
+    all(
+      one('type', ['au-volume', 'nz-volume']),
+      maybe('from', DATES),
+      maybe('to', DATES),
+      maybe('layout', ['sections', 'long']),
+    ),
+    all(one('type', ['au-oi']), maybe('date', DATES), maybe('layout', ['sections', 'long'])),
   ),
 };
 
@@ -490,13 +495,21 @@ function expectWellFormed(path: string, method: string, response: LightMyRequest
     expect(body).toBe('');
     return;
   }
+  if (method === 'OPTIONS') {
+    // What the path takes, without a body (CORS is off in this app).
+    expect(status).toBe(204);
+    expect(response.headers.allow).toBe('GET, HEAD, OPTIONS');
+    expect(body).toBe('');
+    return;
+  }
   if (type === 'application/json; charset=utf-8') {
     expect(() => JSON.parse(body)).not.toThrow();
   } else {
     expect(type).toBe('text/csv; charset=utf-8');
-    // datamine: one section per measure (its name, then a table), a blank line between.
+    // datamine: one section per measure (its name, then a table), a blank line between; or,
+    // with layout=long, one table.
     const tables =
-      path === '/api/datamine'
+      path === '/api/datamine' && !/^(from|date),/.test(body)
         ? body.split('\n\n').map((section) => section.slice(section.indexOf('\n') + 1))
         : [body];
     for (const table of tables) {

@@ -114,3 +114,23 @@ export function datamineCsv(answer: DatamineAnswer): string {
     })
     .join('\n');
 }
+
+/**
+ * The tidy alternative (`layout=long`) for BI tools, which read the sectioned form as one
+ * column: one row per measure, region and field, under one header, the range (volume types)
+ * or the day (au-oi) on every row so that answers can be stacked. Fields in the CSV order.
+ */
+export function datamineLongCsv(answer: DatamineAnswer): string {
+  const fields = csvFields(answer.layout);
+  const days = daysOf(answer);
+  const dates = answer.kind === 'volume' ? `${answer.from},${answer.to},` : `${answer.date},`;
+  let csv =
+    answer.kind === 'volume' ? 'from,to,measure,state,field,value\n' : 'date,measure,state,field,value\n';
+  for (const measure of answer.measures) {
+    for (const region of measure.regions) {
+      const prefix = `${dates}${measure.name},${region.region},`;
+      for (const field of fields) csv += `${prefix}${field},${cellText(region.cells, field, days)}\n`;
+    }
+  }
+  return csv;
+}

@@ -19,7 +19,8 @@ export interface Route<S extends ParamDefs, R> {
   readonly spec: OperationSpec<S>;
   readonly run: (context: QueryContext, values: ParamValues<S>) => R;
   readonly json: (result: R) => string;
-  readonly csv: (result: R) => string;
+  /** The CSV writer; it may read the parameters where one shapes the CSV (datamine's layout). */
+  readonly csv: (result: R, values: ParamValues<S>) => string;
   /** Summary, prose, examples and response schema for the OpenAPI document (openapi.ts). */
   readonly docs: OperationDocs<S>;
   /**

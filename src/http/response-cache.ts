@@ -19,6 +19,8 @@ export interface CachedAnswer {
   readonly clockSecond: number | undefined;
   /** The trading day the answer is about, if one. */
   readonly date: string | undefined;
+  /** A CSV answer's suggested file name (csv-file-name.ts); undefined for JSON. */
+  readonly fileName?: string;
   /** Coded bodies, filled in on first demand. */
   readonly coded: { br?: Buffer; gzip?: Buffer };
 }

@@ -221,3 +221,41 @@ describe('GET /api/datamine', () => {
     ).toBe('date');
   });
 });
+
+describe('GET /api/datamine with layout=long', () => {
+  it.each(Object.keys(CASES) as (keyof typeof CASES)[])(
+    '%s: one row per measure, region and field, the same values as the sections',
+    async (type) => {
+      const expected = CASES[type];
+      const query =
+        type === 'au-oi' ? `type=${type}&date=20250227` : `type=${type}&from=20250226&to=20250228`;
+      const { tables } = sections(expectCsv(await api.get(`/api/datamine?${query}&format=csv`)));
+      const [header = [], ...rows] = expectCsv(
+        await api.get(`/api/datamine?${query}&layout=long&format=csv`),
+      );
+      const dates = type === 'au-oi' ? ['20250227'] : ['20250226', '20250228'];
+      expect(header).toEqual([
+        ...(type === 'au-oi' ? ['date'] : ['from', 'to']),
+        'measure',
+        'state',
+        'field',
+        'value',
+      ]);
+      const fields = expected.csv.slice(1);
+      expect(rows).toHaveLength(expected.measures.length * expected.regions.length * fields.length);
+      const expectedRows = expected.measures.flatMap((measure) =>
+        expected.regions.flatMap((region) =>
+          fields.map((field) => [...dates, measure, region, field, tables[measure]?.[region]?.[field]]),
+        ),
+      );
+      expect(rows).toEqual(expectedRows);
+    },
+  );
+
+  it('leaves JSON as it is, and refuses an unknown layout', async () => {
+    const plain = await api.get('/api/datamine?type=au-oi&date=20250227');
+    const long = await api.get('/api/datamine?type=au-oi&date=20250227&layout=long');
+    expect(long.body).toBe(plain.body);
+    expectProblem(await api.get('/api/datamine?type=au-oi&layout=wide&format=csv'), 400, 'layout');
+  });
+});
