@@ -5,7 +5,9 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController
 import type { DestinationStream } from 'pino';
 import type { KeyStore, MarketReader, MarketStore } from '../store/store.js';
 import { createResponseCache } from './answer.js';
+import { registerApiIndex } from './api-index.js';
 import { registerCors } from './cors.js';
+import { exampleValuesSource } from './examples.js';
 import { guardStore } from './guard-store.js';
 import { registerHealth } from './health.js';
 import { DrainingServer } from './http-server.js';
@@ -13,6 +15,7 @@ import { DEFAULT_HTTP_LIMITS, type HttpLimits, rejectLongUrls } from './limits.j
 import { createMetrics } from './metrics.js';
 import { registerMetricsEndpoint } from './metrics-endpoint.js';
 import { createObservability } from './observability.js';
+import { examplePlaceholders } from './openapi.js';
 import { type ListedRoute, listRoute, type RouteDependencies } from './operation.js';
 import {
   PROBLEM_CONTENT_TYPE,
@@ -152,10 +155,12 @@ export function buildApp(options: AppOptions): FastifyInstance {
   app.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
 
   for (const route of ROUTES) route.register(app, deps);
+  const examples = exampleValuesSource(deps.reader, examplePlaceholders(ROUTES));
   // Public: documentation, probes and (loopback or token) metrics need no API key.
   const paths = new Set([
     ...ROUTES.map((route) => route.path),
-    ...registerDocumentation(app, ROUTES, deps.reader),
+    ...registerDocumentation(app, ROUTES, examples),
+    registerApiIndex(app, ROUTES, examples),
     ...registerHealth(app, deps.reader),
     registerMetricsEndpoint(app, deps.metrics, options.metricsToken),
   ]);

@@ -130,3 +130,27 @@ function selectionOf(
 ): Selection | undefined {
   return parsed.ok ? parsed.selection : undefined;
 }
+
+/**
+ * The example values of the served store, read again only when its latest day moves: the
+ * reference page (reference-page.ts) and the API index (api-index.ts) ask on every request.
+ * Undefined while the store is empty or failing: documentation then falls back to the static
+ * values rather than failing, as it holds no data.
+ */
+export function exampleValuesSource(
+  reader: MarketReader,
+  placeholders: Iterable<string>,
+): () => Promise<ExampleValues | undefined> {
+  const names = [...new Set(placeholders)];
+  let cached: { readonly day: string; readonly values: ExampleValues | undefined } | undefined;
+  return async () => {
+    try {
+      const day = await reader.latestDate();
+      if (day === undefined) return undefined;
+      if (cached?.day !== day) cached = { day, values: await exampleValuesOf(reader, names) };
+      return cached.values;
+    } catch {
+      return undefined;
+    }
+  };
+}

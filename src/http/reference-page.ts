@@ -3,14 +3,8 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { MarketReader } from '../store/store.js';
-import { exampleValuesOf } from './examples.js';
-import {
-  buildOpenApiDocument,
-  type DocumentedOperation,
-  examplePlaceholders,
-  OPENAPI_PATH,
-} from './openapi.js';
+import type { ExampleValues } from './examples.js';
+import { buildOpenApiDocument, type DocumentedOperation, OPENAPI_PATH } from './openapi.js';
 
 /**
  * The OpenAPI document and the interactive reference page (Swagger UI), both public: they
@@ -131,23 +125,15 @@ function sendStatic(reply: FastifyReply, type: string, body: string | Buffer): F
 export function registerDocumentation(
   app: FastifyInstance,
   operations: readonly DocumentedOperation[],
-  reader: MarketReader,
+  examples: () => Promise<ExampleValues | undefined>,
 ): string[] {
-  const placeholders = examplePlaceholders(operations);
-  let built: { readonly day: string | undefined; readonly document: Asset } | undefined;
+  let built: { readonly values: ExampleValues | undefined; readonly document: Asset } | undefined;
   const currentDocument = async (): Promise<Asset> => {
-    let day: string | undefined;
-    try {
-      day = await reader.latestDate();
-      if (built === undefined || built.day !== day) {
-        const values = await exampleValuesOf(reader, placeholders);
-        built = { day, document: documentAsset(buildOpenApiDocument(operations, values)) };
-      }
-      return built.document;
-    } catch {
-      // A store that fails now still lets the contract be read; the next request tries again.
-      return documentAsset(buildOpenApiDocument(operations));
+    const values = await examples();
+    if (built === undefined || built.values !== values) {
+      built = { values, document: documentAsset(buildOpenApiDocument(operations, values)) };
     }
+    return built.document;
   };
   app.get(OPENAPI_PATH, async (request, reply) => {
     const document = await currentDocument();
