@@ -32,7 +32,7 @@ export interface Harness extends SeededStore {
 export const DEFAULT_NOW = new Date('2025-03-07T01:00:00Z');
 
 /** App options a test may set; rate limits are off unless it sets them (tests send bursts). */
-export type HarnessAppOptions = Omit<AppOptions, 'reader' | 'keys' | 'clock'>;
+export type HarnessAppOptions = Omit<AppOptions, 'reader' | 'keys' | 'clock' | 'onAppend'>;
 
 const UNLIMITED = { perSecond: 0, perMinute: 0 };
 
@@ -43,7 +43,7 @@ export async function createHarness(
   const keys = {} as Record<AccessLevel, string>;
   for (const level of ['historical', 'end_of_day'] as const) {
     const created = createApiKey({ level, name: `test ${level}`, now: DEFAULT_NOW });
-    seeded.store.keys.insertKey(created.record);
+    await seeded.store.keys.insertKey(created.record);
     keys[level] = created.key;
   }
   const harness: Harness = {
@@ -55,6 +55,7 @@ export async function createHarness(
       ...options.app,
       reader: seeded.store.reader,
       keys: seeded.store.keys,
+      onAppend: (listener) => seeded.store.onAppend(listener),
       clock: () => harness.now,
     }),
     get(url, { key = 'historical', accept, method = 'GET', headers: extra } = {}) {
@@ -68,7 +69,7 @@ export async function createHarness(
     },
     async close() {
       await harness.app.close();
-      seeded.store.close();
+      await seeded.store.close();
     },
   };
   await harness.app.ready();

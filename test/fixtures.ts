@@ -22,12 +22,16 @@ export interface SeededStore {
   readonly simulator: Simulator;
 }
 
-/** A real store filled through the ingest path with simulated trading days. */
+/**
+ * A real store filled through the ingest path with simulated trading days. Synchronous for the
+ * tests' convenience: the SQLite adapter stores an append when it is called (its promise only
+ * reports), and a refusal would surface as an unhandled rejection, which fails the run.
+ */
 export function seededStore(options: SeededStoreOptions = {}): SeededStore {
   const { seed = 7, days = 3, until = '20250228', path = MEMORY } = options;
   const store = openSqliteStore(path);
   const dates = lastTradingDays(days, until);
   const simulator = createSimulator({ seed });
-  for (const date of dates) ingestEvents(store.writer, simulator.simulateDay(date));
+  for (const date of dates) void ingestEvents(store.writer, simulator.simulateDay(date));
   return { store, dates, simulator };
 }

@@ -12,6 +12,7 @@ import { ingestEvents } from '../src/ingest/ingest-events.js';
 import { ingestLines } from '../src/ingest/ingest-lines.js';
 import { MEMORY, openSqliteStore } from '../src/store/sqlite/open-sqlite-store.js';
 import type { MarketReader, MarketStore } from '../src/store/store.js';
+import { collect } from '../src/store/store-contract.js';
 
 /**
  * Invariants over seeded histories: the views derived at ingest agree with each other and with
@@ -34,11 +35,13 @@ interface Seeded {
   readonly events: readonly FeedEvent[];
 }
 
-function seed(history: (typeof HISTORIES)[number]): Seeded {
+async function seed(history: (typeof HISTORIES)[number]): Promise<Seeded> {
   const store = openSqliteStore(MEMORY);
   const dates = lastTradingDays(history.days, history.until);
-  for (const { events } of simulateHistory({ seed: history.seed }, dates)) ingestEvents(store.writer, events);
-  const events = [...store.events.lines()].map((line, index) => {
+  for (const { events } of simulateHistory({ seed: history.seed }, dates)) {
+    await ingestEvents(store.writer, events);
+  }
+  const events = (await collect(store.events.lines())).map((line, index) => {
     const parsed = parseFeedLine(line, index + 1);
     if (!parsed.ok) throw new Error(`stored line does not parse: ${line}`);
     return parsed.event;
@@ -77,20 +80,22 @@ describe.each(HISTORIES)('invariants of seed $seed until $until', (history) => {
   const tradesOf = (date: string) =>
     seeded.events.filter((event): event is TradeEvent => event.type === 'trade' && event.date === date);
 
-  beforeAll(() => {
-    seeded = seed(history);
+  beforeAll(async () => {
+    seeded = await seed(history);
     reader = seeded.store.reader;
     return () => seeded.store.close();
   });
 
-  it('holds data for every seeded day, with trades in the electricity markets', () => {
-    expect(reader.dates()).toEqual(seeded.dates);
+  it('holds data for every seeded day, with trades in the electricity markets', async () => {
+    expect(await reader.dates()).toEqual(seeded.dates);
     for (const date of seeded.dates) {
-      expect(reader.tradeLog({ date, selection: { market: 'au_electricity' } }).length).toBeGreaterThan(0);
+      expect(
+        (await reader.tradeLog({ date, selection: { market: 'au_electricity' } })).length,
+      ).toBeGreaterThan(0);
     }
   });
 
-  it('agrees on volume: trade log = end of day = the day’s trade events, per contract', () => {
+  it('agrees on volume: trade log = end of day = the day’s trade events, per contract', async () => {
     for (const date of seeded.dates) {
       const fromEvents = sumBy(
         tradesOf(date),
@@ -100,11 +105,11 @@ describe.each(HISTORIES)('invariants of seed $seed until $until', (history) => {
       const fromLog = new Map<string, number>();
       const fromEod = new Map<string, number>();
       for (const market of MARKET_CODES) {
-        for (const row of reader.tradeLog({ date, selection: { market } })) {
+        for (const row of await reader.tradeLog({ date, selection: { market } })) {
           fromLog.set(row.code, (fromLog.get(row.code) ?? 0) + row.volume);
         }
         for (const selection of selections(market)) {
-          for (const row of reader.endOfDay({ date, selection })) {
+          for (const row of await reader.endOfDay({ date, selection })) {
             if (row.volume > 0) fromEod.set(row.code, row.volume);
           }
         }
@@ -112,15 +117,17 @@ describe.each(HISTORIES)('invariants of seed $seed until $until', (history) => {
       expect(fromLog).toEqual(fromEvents);
       expect(fromEod).toEqual(fromEvents);
       // newest-first intraday trades hold the same rows as the time-ordered log
-      const log = reader.tradeLog({ date, selection: { market: 'au_electricity' } });
-      expect(reader.trades({ date, selection: { market: 'au_electricity' } })).toEqual([...log].reverse());
+      const log = await reader.tradeLog({ date, selection: { market: 'au_electricity' } });
+      expect(await reader.trades({ date, selection: { market: 'au_electricity' } })).toEqual(
+        [...log].reverse(),
+      );
     }
   });
 
-  it('computes hours and face value as volume x price x hours x MW', () => {
+  it('computes hours and face value as volume x price x hours x MW', async () => {
     for (const date of seeded.dates) {
       for (const market of MARKET_CODES) {
-        for (const row of reader.tradeLog({ date, selection: { market } })) {
+        for (const row of await reader.tradeLog({ date, selection: { market } })) {
           const parsed = contract(row.code);
           if (!isElectricity(market)) {
             expect([row.hours, row.faceValueMillis, row.mwhTenths]).toEqual([null, null, null]);
@@ -136,15 +143,17 @@ describe.each(HISTORIES)('invariants of seed $seed until $until', (history) => {
     }
   });
 
-  it('sets first, high, low and last from on-screen trades only, in order', () => {
+  it('sets first, high, low and last from on-screen trades only, in order', async () => {
     for (const date of seeded.dates) {
       const onScreen = tradesOf(date).filter((trade) => trade.trade_type === 'N' && !trade.block);
       const byCode = new Map<string, TradeEvent[]>();
       for (const trade of onScreen) byCode.set(trade.code, [...(byCode.get(trade.code) ?? []), trade]);
       for (const market of MARKET_CODES) {
         for (const selection of selections(market)) {
-          const intraday = new Map(reader.intraday({ date, selection }).map((row) => [row.code, row]));
-          for (const row of reader.endOfDay({ date, selection })) {
+          const intraday = new Map(
+            (await reader.intraday({ date, selection })).map((row) => [row.code, row]),
+          );
+          for (const row of await reader.endOfDay({ date, selection })) {
             const trades = byCode.get(row.code) ?? [];
             const last = intraday.get(row.code)?.lastCents ?? null;
             if (trades.length === 0) {
@@ -168,11 +177,11 @@ describe.each(HISTORIES)('invariants of seed $seed until $until', (history) => {
     }
   });
 
-  it("settles each strip at the hours-weighted mean of its quarters' settles, within a cent", () => {
+  it("settles each strip at the hours-weighted mean of its quarters' settles, within a cent", async () => {
     let checked = 0;
     for (const date of seeded.dates) {
       for (const market of ['au_electricity', 'nz_electricity'] as const) {
-        const rows = reader.endOfDay({ date, selection: { instrument: 'future', market } });
+        const rows = await reader.endOfDay({ date, selection: { instrument: 'future', market } });
         const settles = new Map(rows.map((row) => [row.code, row.settleCents]));
         for (const row of rows) {
           const strip = contract(row.code);
@@ -200,15 +209,15 @@ describe.each(HISTORIES)('invariants of seed $seed until $until', (history) => {
     expect(checked).toBeGreaterThan(0);
   });
 
-  it('sums datamine volume per region from its classes, matching a recomputation from the trade log', () => {
+  it('sums datamine volume per region from its classes, matching a recomputation from the trade log', async () => {
     const first = seeded.dates[0] ?? '';
     const last = seeded.dates.at(-1) ?? '';
     for (const market of ['au_electricity', 'nz_electricity'] as const) {
-      const { tradingDays, groups } = reader.datamineVolume({ market, from: first, to: last });
+      const { tradingDays, groups } = await reader.datamineVolume({ market, from: first, to: last });
       expect(tradingDays).toBe(seeded.dates.length);
       const expected = new Map<string, number[]>();
       for (const date of seeded.dates) {
-        for (const row of reader.tradeLog({ date, selection: { market } })) {
+        for (const row of await reader.tradeLog({ date, selection: { market } })) {
           const parsed = contract(row.code);
           const productClass = datamineClass(parsed);
           if (productClass === undefined) continue;
@@ -242,7 +251,7 @@ describe.each(HISTORIES)('invariants of seed $seed until $until', (history) => {
       );
       const perRegionFromLog = new Map<string, number>();
       for (const date of seeded.dates) {
-        for (const row of reader.tradeLog({ date, selection: { market } })) {
+        for (const row of await reader.tradeLog({ date, selection: { market } })) {
           const parsed = contract(row.code);
           if (datamineClass(parsed) === undefined) continue;
           const region = parsed.product.region;
@@ -253,23 +262,23 @@ describe.each(HISTORIES)('invariants of seed $seed until $until', (history) => {
     }
   });
 
-  it('never holds negative open interest, and datamine open interest sums the contracts', () => {
+  it('never holds negative open interest, and datamine open interest sums the contracts', async () => {
     for (const date of seeded.dates) {
       let total = 0;
       for (const market of MARKET_CODES) {
         for (const selection of selections(market)) {
-          for (const row of reader.endOfDay({ date, selection })) {
+          for (const row of await reader.endOfDay({ date, selection })) {
             expect(row.openInterest).toBeGreaterThanOrEqual(0);
             if (market === 'au_electricity' && datamineClass(contract(row.code)) !== undefined) {
               total += row.openInterest;
             }
           }
-          for (const row of reader.intraday({ date, selection })) {
+          for (const row of await reader.intraday({ date, selection })) {
             expect(row.openInterest ?? 0).toBeGreaterThanOrEqual(0);
           }
         }
       }
-      const groups = reader.datamineOpenInterest({ market: 'au_electricity', date });
+      const groups = await reader.datamineOpenInterest({ market: 'au_electricity', date });
       expect(groups.reduce((sum, group) => sum + group.openInterest, 0)).toBe(total);
     }
   });
@@ -277,43 +286,49 @@ describe.each(HISTORIES)('invariants of seed $seed until $until', (history) => {
   it('rebuilds identical views from its own export (seed -> export -> ingest)', async () => {
     const copy = openSqliteStore(MEMORY);
     try {
-      const lines = [...seeded.store.events.lines()];
+      const lines = await collect(seeded.store.events.lines());
       // the NDJSON path a file takes, in groups as a stream would deliver them
       async function* groups() {
         for (let start = 0; start < lines.length; start += 1000) yield lines.slice(start, start + 1000);
       }
       await ingestLines(copy.writer, groups(), { chunkSize: 4096 });
-      expect([...copy.events.lines()]).toEqual(lines);
-      expect(views(copy.reader, seeded.dates)).toEqual(views(reader, seeded.dates));
+      expect(await collect(copy.events.lines())).toEqual(lines);
+      expect(await views(copy.reader, seeded.dates)).toEqual(await views(reader, seeded.dates));
     } finally {
-      copy.close();
+      await copy.close();
     }
   });
 });
 
 /** Every view of every date and market, for comparing two stores. */
-function views(reader: MarketReader, dates: readonly string[]) {
+async function views(reader: MarketReader, dates: readonly string[]) {
+  const each = <T, R>(items: readonly T[], read: (item: T) => Promise<R>) => Promise.all(items.map(read));
   const first = dates[0] ?? '';
   const last = dates.at(-1) ?? '';
   return {
-    dates: reader.dates(),
-    version: reader.version(),
-    datamine: (['au_electricity', 'nz_electricity'] as const).map((market) =>
+    dates: await reader.dates(),
+    version: await reader.version(),
+    datamine: await each(['au_electricity', 'nz_electricity'] as const, (market) =>
       reader.datamineVolume({ market, from: first, to: last }),
     ),
-    days: dates.map((date) => ({
-      oi: reader.datamineOpenInterest({ market: 'au_electricity', date }),
-      index: [reader.indexValues({ index: 'epi', date }), reader.indexValues({ index: 'npi', date })],
-      markets: MARKET_CODES.map((market) => ({
-        contracts: selections(market).map((selection) => reader.contracts(selection)),
-        eod: selections(market).map((selection) => reader.endOfDay({ date, selection })),
-        intraday: selections(market).map((selection) => reader.intraday({ date, selection })),
-        ticker: selections(market).map((selection) => reader.ticker({ date, selection, ...WHOLE_DAY })),
-        log: reader.tradeLog({ date, selection: { market } }),
-        board: reader.messages({ date, market, board: 'message_board' }),
-        registered: reader.messages({ date, market, board: 'registered_trades' }),
-        custom: reader.customMarkets({ date, market }),
-        lastUpdate: reader.lastUpdate({ date, market }),
+    days: await each(dates, async (date) => ({
+      oi: await reader.datamineOpenInterest({ market: 'au_electricity', date }),
+      index: [
+        await reader.indexValues({ index: 'epi', date }),
+        await reader.indexValues({ index: 'npi', date }),
+      ],
+      markets: await each(MARKET_CODES, async (market) => ({
+        contracts: await each(selections(market), (selection) => reader.contracts(selection)),
+        eod: await each(selections(market), (selection) => reader.endOfDay({ date, selection })),
+        intraday: await each(selections(market), (selection) => reader.intraday({ date, selection })),
+        ticker: await each(selections(market), (selection) =>
+          reader.ticker({ date, selection, ...WHOLE_DAY }),
+        ),
+        log: await reader.tradeLog({ date, selection: { market } }),
+        board: await reader.messages({ date, market, board: 'message_board' }),
+        registered: await reader.messages({ date, market, board: 'registered_trades' }),
+        custom: await reader.customMarkets({ date, market }),
+        lastUpdate: await reader.lastUpdate({ date, market }),
       })),
     })),
   };

@@ -142,10 +142,13 @@ function firstMessage<T>(child: ChildProcess, guard: (message: unknown) => messa
 }
 
 /** The child's side: answers stats requests, and on stop runs `close` and exits. */
-export function serveParent(close: () => Promise<void>, storeVersion?: () => number): void {
+export function serveParent(close: () => Promise<void>, storeVersion?: () => Promise<number>): void {
   process.on('message', (message: unknown) => {
-    if (isType(message, 'stats')) process.send?.(childStats(storeVersion?.()));
-    else if (isType(message, 'stop')) {
+    if (isType(message, 'stats')) {
+      void (storeVersion?.() ?? Promise.resolve(undefined)).then((version) =>
+        process.send?.(childStats(version)),
+      );
+    } else if (isType(message, 'stop')) {
       close().then(
         () => process.exit(0),
         (error: unknown) => {

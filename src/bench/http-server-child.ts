@@ -56,7 +56,7 @@ async function start(): Promise<Started> {
         store,
         close: async () => {
           await app.close();
-          store.close();
+          await store.close();
         },
       };
     }
@@ -104,9 +104,9 @@ const key = createApiKey({
   perMinute: BENCH_LIMIT,
   now: new Date(),
 });
-started.store.keys.insertKey(key.record);
+await started.store.keys.insertKey(key.record);
 serveParent(
   () => started.close(),
   () => started.store.reader.version(),
 );
-sendReady({ type: 'ready', url: started.url, key: key.key, dates: started.store.reader.dates() });
+sendReady({ type: 'ready', url: started.url, key: key.key, dates: await started.store.reader.dates() });

@@ -55,19 +55,19 @@ export async function benchIngest(options: IngestBenchOptions): Promise<IngestBe
   }
   const feed = join(options.directory, 'ingest-feed.ndjson');
   const out = createWriteStream(feed);
-  for (const line of store.events.lines()) {
+  for await (const line of store.events.lines()) {
     if (!out.write(`${line}\n`)) await once(out, 'drain');
   }
   out.end();
   await finished(out);
-  store.close();
+  await store.close();
   const bytes = databaseBytes(eventsDb);
 
   const fileDb = join(options.directory, 'ingest-file.db');
   removeDatabase(fileDb);
   const fileStore = openSqliteStore(fileDb);
   const filePath = await measure(() => ingestFile(fileStore.writer, feed));
-  fileStore.close();
+  await fileStore.close();
 
   const baseline = await measureBaseline(options.directory, feed);
   removeDatabase(eventsDb);

@@ -28,7 +28,7 @@ export async function withStore<T>(
   try {
     return await work(store);
   } finally {
-    store.close();
+    await store.close();
   }
 }
 

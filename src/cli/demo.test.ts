@@ -54,20 +54,20 @@ describe('demo', () => {
       expect(endOfDay.headers.get('ignored-parameters')).toBe('date');
 
       // The live exchange ingests the next trading day while the server runs.
-      const before = demo.server.store.reader.version();
+      const before = await demo.server.store.reader.version();
       await new Promise((resolve) => setTimeout(resolve, 1_500));
-      expect(demo.server.store.reader.version()).toBeGreaterThan(before);
+      expect(await demo.server.store.reader.version()).toBeGreaterThan(before);
       // The server hears the in-process feed (store.onAppend): its metrics count the events.
       const metrics = await (await fetch(`${demo.server.url}/metrics`)).text();
       expect(Number(/^gridquote_events_ingested_total (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThan(0);
       const live = demo.live.position().date;
       expect(live > demo.historyDate).toBe(true);
       // At this replay speed the live day may roll over during the request: bracket it.
-      const earliest = demo.server.store.reader.latestDate() ?? '';
+      const earliest = (await demo.server.store.reader.latestDate()) ?? '';
       const trades = await get(demo.keys.historical, '/api/trades?market=au_electricity');
       const served = ((await trades.json()) as { date: string }).date;
       expect(served >= earliest && served > demo.historyDate).toBe(true);
-      expect(served <= (demo.server.store.reader.latestDate() ?? '')).toBe(true);
+      expect(served <= ((await demo.server.store.reader.latestDate()) ?? '')).toBe(true);
     } finally {
       await demo.stop();
     }

@@ -46,7 +46,11 @@ const DEMO_KEY_PREFIX = 'demo ';
  */
 export async function startDemo(io: CliIo, options: DemoOptions): Promise<RunningDemo> {
   mkdirSync(dirname(options.db), { recursive: true });
-  const empty = await withStore(io, options.db, (store) => store.reader.latestDate() === undefined);
+  const empty = await withStore(
+    io,
+    options.db,
+    async (store) => (await store.reader.latestDate()) === undefined,
+  );
   if (empty) {
     const until = lastCompletedTradingDay(io.now());
     io.stderr.write(
@@ -63,9 +67,9 @@ export async function startDemo(io: CliIo, options: DemoOptions): Promise<Runnin
     ...(options.shutdownGraceMs === undefined ? {} : { shutdownGraceMs: options.shutdownGraceMs }),
   });
   try {
-    const keys = issueDemoKeys(server.store, io.now());
-    const historyDate = server.store.reader.latestDate() ?? '';
-    const live = startLive(io, server.store, options);
+    const keys = await issueDemoKeys(server.store, io.now());
+    const historyDate = (await server.store.reader.latestDate()) ?? '';
+    const live = await startLive(io, server.store, options);
     return {
       server,
       live,
@@ -83,15 +87,15 @@ export async function startDemo(io: CliIo, options: DemoOptions): Promise<Runnin
   }
 }
 
-function issueDemoKeys(store: MarketStore, now: Date) {
-  for (const key of store.keys.listKeys()) {
+async function issueDemoKeys(store: MarketStore, now: Date) {
+  for (const key of await store.keys.listKeys()) {
     if (key.name.startsWith(DEMO_KEY_PREFIX) && key.revokedAt === null)
-      store.keys.revokeKey(key.id, now.toISOString());
+      await store.keys.revokeKey(key.id, now.toISOString());
   }
   const historical = createApiKey({ level: 'historical', name: `${DEMO_KEY_PREFIX}historical`, now });
   const endOfDay = createApiKey({ level: 'end_of_day', name: `${DEMO_KEY_PREFIX}end_of_day`, now });
-  store.keys.insertKey(historical.record);
-  store.keys.insertKey(endOfDay.record);
+  await store.keys.insertKey(historical.record);
+  await store.keys.insertKey(endOfDay.record);
   return { historical: historical.key, endOfDay: endOfDay.key };
 }
 
@@ -100,14 +104,14 @@ function issueDemoKeys(store: MarketStore, now: Date) {
  * completes the latest stored day if an earlier run stopped inside it, then goes live on the
  * next trading day.
  */
-function startLive(io: CliIo, store: MarketStore, options: DemoOptions): LiveExchange {
-  const dates = store.reader.dates();
+async function startLive(io: CliIo, store: MarketStore, options: DemoOptions): Promise<LiveExchange> {
+  const dates = await store.reader.dates();
   const latest = dates.at(-1);
   if (latest === undefined) throw new CliError(`${options.db} holds no market data to continue from`);
   const simulator = createSimulator({ seed: options.seed });
   for (const date of dates.slice(0, -1)) simulator.simulateDay(date);
   try {
-    ingestEvents(store.writer, simulator.simulateDay(latest));
+    await ingestEvents(store.writer, simulator.simulateDay(latest));
   } catch (error) {
     throw new CliError(
       `${options.db} was not made by the demo with seed ${options.seed} (${String(error instanceof Error ? error.message : error)}); ` +
@@ -117,9 +121,7 @@ function startLive(io: CliIo, store: MarketStore, options: DemoOptions): LiveExc
   return startLiveExchange({
     firstDate: nextTradingDay(latest),
     simulateDay: (date) => simulator.simulateDay(date),
-    ingest: (events) => {
-      ingestEvents(store.writer, events);
-    },
+    ingest: (events) => ingestEvents(store.writer, events),
     speed: options.speed,
     now: io.now,
     onDayStart: (date, mode) =>

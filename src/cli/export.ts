@@ -23,7 +23,7 @@ export async function exportEvents(io: CliIo, db: string, date?: string): Promis
     return await withStore(io, db, async (store) => {
       let block = '';
       let count = 0;
-      for (const line of store.events.lines(date === undefined ? {} : { date })) {
+      for await (const line of store.events.lines(date === undefined ? {} : { date })) {
         block += `${line}\n`;
         count += 1;
         if (block.length >= BLOCK) {

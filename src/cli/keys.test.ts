@@ -65,7 +65,7 @@ describe('gridquote keys', () => {
     expect(result.stderr).not.toContain(key.slice(16));
     const store = openSqliteStore(db);
     try {
-      const [record] = store.keys.listKeys();
+      const [record] = await store.keys.listKeys();
       expect(record).toMatchObject({
         level: 'end_of_day',
         name: 'vendor A',
@@ -73,9 +73,9 @@ describe('gridquote keys', () => {
         revokedAt: null,
       });
       expect(JSON.stringify(record)).not.toContain(key.slice(16));
-      expect(authenticate(store.keys, `Bearer ${key}`, () => NOW).id).toBe(record?.id);
+      expect((await authenticate(store.keys, `Bearer ${key}`, () => NOW)).id).toBe(record?.id);
     } finally {
-      store.close();
+      await store.close();
     }
   });
 
@@ -111,13 +111,13 @@ describe('gridquote keys', () => {
     const id = limited.stdout.slice(3, 15);
     const store = openSqliteStore(db);
     try {
-      expect(store.keys.findKey(id)).toMatchObject({ perSecond: 5, perMinute: 0 });
-      expect(store.keys.listKeys().find((record) => record.id !== id)).toMatchObject({
+      expect(await store.keys.findKey(id)).toMatchObject({ perSecond: 5, perMinute: 0 });
+      expect((await store.keys.listKeys()).find((record) => record.id !== id)).toMatchObject({
         perSecond: null,
         perMinute: null,
       });
     } finally {
-      store.close();
+      await store.close();
     }
     const listing = (await gridquote('keys', 'list', '--db', db)).stdout.split('\n');
     expect(listing[0]).toBe('id\tlevel\tstatus\texpires\tper-second\tper-minute\tcreated\tname');

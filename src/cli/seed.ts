@@ -30,10 +30,10 @@ export async function seedStore(io: CliIo, options: SeedOptions): Promise<SeedRe
   const progress = createProgress(io.stderr);
   let added = 0;
   let skipped = 0;
-  await withStore(io, options.db, (store) => {
+  await withStore(io, options.db, async (store) => {
     let done = 0;
     for (const { date, events } of simulateHistory({ seed: options.seed }, dates)) {
-      const result = ingestEvents(store.writer, events);
+      const result = await ingestEvents(store.writer, events);
       added += result.added;
       skipped += result.skipped;
       done += 1;

@@ -13,14 +13,14 @@ import { registerServe, startServer } from './serve.js';
 let dir: string;
 let db: string;
 let key: string;
-beforeAll(() => {
+beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'gridquote-serve-'));
   db = join(dir, 'market.db');
   const { store } = seededStore({ days: 1, path: db });
   const created = createApiKey({ level: 'historical', now: new Date() });
-  store.keys.insertKey(created.record);
+  await store.keys.insertKey(created.record);
   key = created.key;
-  store.close();
+  await store.close();
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -75,13 +75,13 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
           return await drainApp(app, graceMs, hurry);
         } finally {
           // Only now: a request still being answered must not find the store closed.
-          store.close();
+          await store.close();
         }
       },
     };
   } catch (error) {
     await app.close();
-    store.close();
+    await store.close();
     throw error;
   }
 }

@@ -33,17 +33,17 @@ let version: number;
 /** The largest answer of the seeded history (~400 KB): it outlasts the socket buffers. */
 let bigPath: string;
 
-beforeAll(() => {
+beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'gridquote-shutdown-'));
   db = join(dir, 'market.db');
   const { store, dates } = seededStore({ days: 2, path: db });
   // Unlimited: the tests send bursts, and the rate limiter is not what they are about.
   const created = createApiKey({ level: 'historical', now: new Date(), perSecond: 0, perMinute: 0 });
-  store.keys.insertKey(created.record);
+  await store.keys.insertKey(created.record);
   key = created.key;
-  version = store.reader.version();
+  version = await store.reader.version();
   bigPath = `/api/data?options=au_electricity&date=${dates.at(-1)}`;
-  store.close();
+  await store.close();
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -141,7 +141,7 @@ function portOf(url: string): number {
   return Number(new URL(url).port);
 }
 
-function expectStoreIntact(): void {
+async function expectStoreIntact(): Promise<void> {
   const check = new Database(db, { readonly: true });
   try {
     expect(check.pragma('integrity_check', { simple: true })).toBe('ok');
@@ -150,10 +150,10 @@ function expectStoreIntact(): void {
   }
   const store = openSqliteStore(db);
   try {
-    expect(store.reader.version()).toBe(version);
-    expect(store.reader.latestDate()).toBeDefined();
+    expect(await store.reader.version()).toBe(version);
+    expect(await store.reader.latestDate()).toBeDefined();
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -183,8 +183,8 @@ describe('drainApp', () => {
       expect(answer.complete).toBe(true);
     }
     expect(await drained).toEqual({ forced: false });
-    store.close();
-    expectStoreIntact();
+    await store.close();
+    await expectStoreIntact();
   });
 
   it('cuts a request still stuck after the grace period, so shutdown is bounded', async () => {
@@ -198,7 +198,7 @@ describe('drainApp', () => {
     expect(await drainApp(app, 300)).toEqual({ forced: true });
     expect(Date.now() - started).toBeLessThan(2_000);
     expect(await stuck).toBeInstanceOf(Error);
-    store.close();
+    await store.close();
   });
 });
 
@@ -230,8 +230,8 @@ describe('startServer + runUntilSignal', () => {
     for (const raw of await Promise.all(readers.map((reader) => reader.finish()))) expectComplete200(raw);
     await running;
     expect(log).toEqual(['SIGTERM: stopping; requests in flight have 10000 ms to finish', 'stopped']);
-    expect(() => server.store.reader.version()).toThrow();
-    expectStoreIntact();
+    await expect(server.store.reader.version()).rejects.toThrow();
+    await expectStoreIntact();
   });
 
   it('a second signal cuts the connections at once rather than waiting out the grace period', async () => {
@@ -262,7 +262,7 @@ describe('startServer + runUntilSignal', () => {
       'stopped; connections still open after the grace period were cut',
     ]);
     await reader.finish().catch(() => '');
-    expectStoreIntact();
+    await expectStoreIntact();
   });
 });
 
@@ -388,7 +388,7 @@ describe('the gridquote serve process', () => {
     for (const error of outcomes.filter((outcome) => outcome instanceof Error)) {
       expect((error as NodeJS.ErrnoException).code).toMatch(/^(ECONNREFUSED|ECONNRESET)$/);
     }
-    expectStoreIntact();
+    await expectStoreIntact();
   });
 
   it('logs one line per answer on stdout, naming the key by its public id only', async () => {

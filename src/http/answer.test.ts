@@ -192,7 +192,7 @@ describe('caching of the current day', () => {
     ).toBe(304);
 
     const day = live.simulator.simulateDay('20250228');
-    ingestEvents(
+    await ingestEvents(
       live.store.writer,
       day.filter((event) => event.time < '110000'),
     );
@@ -205,7 +205,7 @@ describe('caching of the current day', () => {
     const yesterday = ok(await live.get('/api/tradelog?market=au_gas&date=20250227'));
     expect(yesterday.headers['cache-control']).toBe(IMMUTABLE_CACHE_CONTROL);
 
-    ingestEvents(
+    await ingestEvents(
       live.store.writer,
       day.filter((event) => event.time >= '110000'),
     );

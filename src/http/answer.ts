@@ -37,13 +37,13 @@ export async function sendAnswer<S extends ParamDefs, R>(
   input: AnswerInput<S>,
 ): Promise<FastifyReply> {
   const { cache } = deps;
+  const { versions } = deps;
   const key = cacheKey(route.path, input);
-  let version: number | undefined;
+  // The hit path reads memory only: versions is moved by the store's commit notices.
   let answer = cache?.get(key);
   if (answer !== undefined && !answer.immutable) {
-    version = deps.reader.version();
     if (
-      answer.version !== version ||
+      answer.version !== versions.version ||
       (answer.clockSecond !== undefined && answer.clockSecond !== secondOf(deps))
     ) {
       cache?.delete(key);
@@ -52,8 +52,11 @@ export async function sendAnswer<S extends ParamDefs, R>(
   }
   if (answer === undefined) {
     if (cache !== undefined) deps.metrics.cacheMiss();
-    answer = produce(deps, route, input, version ?? deps.reader.version());
-    cache?.set(key, answer);
+    await versions.refresh(deps.reader);
+    const generation = versions.generation;
+    answer = await produce(deps, route, input, versions.version);
+    // A commit noticed while the query ran may have come after what the query read: not kept.
+    if (versions.generation === generation) cache?.set(key, answer);
   } else {
     deps.metrics.cacheHit();
   }
@@ -95,18 +98,18 @@ function canonical(value: unknown): string {
   return JSON.stringify(value);
 }
 
-function produce<S extends ParamDefs, R>(
+async function produce<S extends ParamDefs, R>(
   deps: RouteDependencies,
   route: Route<S, R>,
   input: AnswerInput<S>,
   version: number,
-): CachedAnswer {
+): Promise<CachedAnswer> {
   let clockRead = false;
   const clock = () => {
     clockRead = true;
     return deps.clock();
   };
-  const result = route.run({ reader: deps.reader, access: input.level, clock }, input.values);
+  const result = await route.run({ reader: deps.reader, access: input.level, clock }, input.values);
   const text = input.representation === 'csv' ? route.csv(result, input.values) : route.json(result);
   // Unpooled, so that a cached small answer does not pin a shared 8 KiB slab.
   const body = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
@@ -116,7 +119,7 @@ function produce<S extends ParamDefs, R>(
     !clockRead &&
     date !== undefined &&
     isNamed(route, input.values, date) &&
-    date < (deps.reader.latestDate() ?? '');
+    date < ((await deps.reader.latestDate()) ?? '');
   const tag = immutable ? digestOf(body) : `${digestOf(body)}-v${version}`;
   return {
     body,
@@ -129,7 +132,7 @@ function produce<S extends ParamDefs, R>(
     // The intraday operations are about the current day: the store's latest.
     fileName:
       input.representation === 'csv'
-        ? csvFileName(route.path, route.spec, input.values, date ?? deps.reader.latestDate())
+        ? csvFileName(route.path, route.spec, input.values, date ?? (await deps.reader.latestDate()))
         : undefined,
     coded: {},
   };

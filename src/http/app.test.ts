@@ -54,9 +54,9 @@ describe('authentication', () => {
   it('refuses a revoked key at once', async () => {
     const { createApiKey } = await import('./api-keys.js');
     const { key, record } = createApiKey({ level: 'historical', now: api.now });
-    api.store.keys.insertKey(record);
+    await api.store.keys.insertKey(record);
     expect((await api.get('/api/epi', { key })).statusCode).toBe(200);
-    api.store.keys.revokeKey(record.id, api.now.toISOString());
+    await api.store.keys.revokeKey(record.id, api.now.toISOString());
     const response = await api.get('/api/epi', { key });
     expectProblem(response, 401);
     expect(response.headers['www-authenticate']).toContain('error="invalid_token"');
@@ -65,7 +65,7 @@ describe('authentication', () => {
   it('refuses a key after its expiry day (Sydney time)', async () => {
     const { createApiKey } = await import('./api-keys.js');
     const { key, record } = createApiKey({ level: 'historical', now: api.now, expiresOn: '20250307' });
-    api.store.keys.insertKey(record);
+    await api.store.keys.insertKey(record);
     expect((await api.get('/api/epi', { key })).statusCode).toBe(200);
     const saved = api.now;
     // 2025-03-07 13:00 UTC is 2025-03-08 00:00 in Sydney.
@@ -202,9 +202,9 @@ describe('robustness', () => {
     const { createApiKey } = await import('./api-keys.js');
     const { store } = seededStore({ days: 1 });
     const { key, record } = createApiKey({ level: 'historical', now: new Date() });
-    store.keys.insertKey(record);
+    await store.keys.insertKey(record);
     const app = buildApp({ reader: store.reader, keys: store.keys });
-    store.close();
+    await store.close();
     const response = await app.inject({ url: '/api/epi', headers: { authorization: `Bearer ${key}` } });
     const body = expectProblem(response, 503);
     expect(body.detail).not.toMatch(/sqlite|database/i);

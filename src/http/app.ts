@@ -7,6 +7,7 @@ import type { KeyStore, MarketReader, MarketStore } from '../store/store.js';
 import { createResponseCache } from './answer.js';
 import { registerApiIndex } from './api-index.js';
 import { registerCors } from './cors.js';
+import { DataVersions } from './data-versions.js';
 import { exampleValuesSource } from './examples.js';
 import { guardStore } from './guard-store.js';
 import { registerHealth } from './health.js';
@@ -52,7 +53,11 @@ export interface AppOptions {
   readonly rateLimitStore?: RateLimitStoreFactory;
   /** Byte budget of the in-memory answer cache (default 32 MiB); 0 turns it off. */
   readonly cacheBytes?: number;
-  /** The store's commit notices: stale cached answers are dropped at once rather than lazily. */
+  /**
+   * The store's commit notices: they keep the app's view of the data current without asking the
+   * store per request, and drop stale cached answers at once. Without them the app keeps no
+   * answer cache (it could not know when one is stale).
+   */
   readonly onAppend?: MarketStore['onAppend'];
   /** Bearer token that opens GET /metrics to any client; without one only loopback clients may scrape. */
   readonly metricsToken?: string;
@@ -95,12 +100,15 @@ const FRAMEWORK_STATUS: Readonly<Record<number, ProblemCode>> = {
 export function buildApp(options: AppOptions): FastifyInstance {
   const reader = guardStore(options.reader);
   const clock = options.clock ?? (() => new Date());
+  const versions = new DataVersions(options.onAppend !== undefined);
   const deps: RouteDependencies = {
     reader,
     keys: guardStore(options.keys),
+    versions,
     clock,
     rateLimiter: createRateLimiter({ limits: options.rateLimits, store: options.rateLimitStore }),
-    cache: createResponseCache(options.cacheBytes),
+    // Without commit notices a cached answer could never be known stale: no cache then.
+    cache: versions.live ? createResponseCache(options.cacheBytes) : undefined,
     metrics: createMetrics({ reader, clock }),
   };
   const observability = createObservability({ metrics: deps.metrics, logging: Boolean(options.logger) });
@@ -136,8 +144,15 @@ export function buildApp(options: AppOptions): FastifyInstance {
   } satisfies FastifyServerOptions);
 
   const { cache } = deps;
-  const unsubscribe = cache && options.onAppend?.((notice) => cache.dropStale(notice.dates));
+  const unsubscribe = options.onAppend?.((notice) => {
+    versions.apply(notice);
+    cache?.dropStale(notice.dates);
+  });
   if (unsubscribe) app.addHook('onClose', async () => unsubscribe());
+  // Seeded after subscribing, so no commit falls between; a store down at start is read later.
+  app.addHook('onReady', async () => {
+    await versions.refresh(reader).catch(() => undefined);
+  });
   const stopCounting = options.onAppend?.((notice) => deps.metrics.appended(notice));
   if (stopCounting) app.addHook('onClose', async () => stopCounting());
   // Before any route: each route gets its own log-and-metrics hook as it is registered.

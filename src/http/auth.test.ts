@@ -13,10 +13,10 @@ vi.mock('node:crypto', async (importOriginal) => {
 function memoryKeys(records: ApiKeyRecord[] = []): KeyStore {
   const byId = new Map(records.map((record) => [record.id, record]));
   return {
-    insertKey: (record) => void byId.set(record.id, record),
-    findKey: (id) => byId.get(id),
-    listKeys: () => [...byId.values()],
-    revokeKey: (id, at) => {
+    insertKey: async (record) => void byId.set(record.id, record),
+    findKey: async (id) => byId.get(id),
+    listKeys: async () => [...byId.values()],
+    revokeKey: async (id, at) => {
       const record = byId.get(id);
       if (record) byId.set(id, { ...record, revokedAt: at });
       return record !== undefined;
@@ -28,9 +28,11 @@ function memoryKeys(records: ApiKeyRecord[] = []): KeyStore {
 const NOW = new Date('2025-03-07T01:00:00Z');
 const clock = () => NOW;
 
-function refusal(action: () => unknown): { detail: string; challenge: string | undefined } {
+async function refusal(
+  action: () => Promise<unknown>,
+): Promise<{ detail: string; challenge: string | undefined }> {
   try {
-    action();
+    await action();
   } catch (error) {
     if (error instanceof HttpProblem) {
       expect(error.problem.code).toBe('unauthorized');
@@ -44,7 +46,7 @@ function refusal(action: () => unknown): { detail: string; challenge: string | u
 afterEach(() => vi.mocked(crypto.timingSafeEqual).mockClear());
 
 describe('API keys', () => {
-  it('look like gq_<12 hex>_<43 base64url> and the record holds only the secret hash', () => {
+  it('look like gq_<12 hex>_<43 base64url> and the record holds only the secret hash', async () => {
     const { key, record } = createApiKey({ level: 'historical', name: 'desk', now: NOW });
     expect(key).toMatch(/^gq_[0-9a-f]{12}_[A-Za-z0-9_-]{43}$/);
     const parsed = parseApiKey(key);
@@ -57,14 +59,14 @@ describe('API keys', () => {
     expect(record).toMatchObject({ level: 'historical', name: 'desk', expiresOn: null, revokedAt: null });
   });
 
-  it('differ every time', () => {
+  it('differ every time', async () => {
     const keys = new Set(
       Array.from({ length: 50 }, () => createApiKey({ level: 'end_of_day', now: NOW }).key),
     );
     expect(keys.size).toBe(50);
   });
 
-  it('compare secrets in constant time', () => {
+  it('compare secrets in constant time', async () => {
     const { key, record } = createApiKey({ level: 'historical', now: NOW });
     const secret = parseApiKey(key)?.secret ?? '';
     expect(secretMatches(secret, record.secretHash)).toBe(true);
@@ -86,14 +88,16 @@ describe('authenticate', () => {
     lastDay.record,
   ]);
 
-  it('returns the record of a valid key, through its last valid day', () => {
-    expect(authenticate(keys, `Bearer ${live.key}`, clock).level).toBe('end_of_day');
-    expect(authenticate(keys, `bearer   ${lastDay.key}`, clock).id).toBe(lastDay.record.id);
+  it('returns the record of a valid key, through its last valid day', async () => {
+    expect((await authenticate(keys, `Bearer ${live.key}`, clock)).level).toBe('end_of_day');
+    expect((await authenticate(keys, `bearer   ${lastDay.key}`, clock)).id).toBe(lastDay.record.id);
     expect(crypto.timingSafeEqual).toHaveBeenCalled();
   });
 
-  it('refuses a missing header with a bare Bearer challenge', () => {
-    expect(refusal(() => authenticate(keys, undefined, clock)).challenge).toBe('Bearer realm="gridquote"');
+  it('refuses a missing header with a bare Bearer challenge', async () => {
+    expect((await refusal(() => authenticate(keys, undefined, clock))).challenge).toBe(
+      'Bearer realm="gridquote"',
+    );
   });
 
   it.each([
@@ -103,8 +107,8 @@ describe('authenticate', () => {
     ['a wrong secret', `Bearer ${live.key.slice(0, 16)}${'A'.repeat(43)}`, 'invalid_token'],
     ['a revoked key', `Bearer ${revoked.key}`, 'invalid_token'],
     ['an expired key', `Bearer ${expired.key}`, 'invalid_token'],
-  ])('refuses %s', (_name, header, error) => {
-    const { detail, challenge } = refusal(() => authenticate(keys, header, clock));
+  ])('refuses %s', async (_name, header, error) => {
+    const { detail, challenge } = await refusal(() => authenticate(keys, header, clock));
     expect(challenge).toContain(`error="${error}"`);
     expect(detail).not.toContain(header.slice(7));
   });

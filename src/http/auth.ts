@@ -15,7 +15,11 @@ function refuse(detail: string, error?: 'invalid_request' | 'invalid_token'): Ht
  * Resolves `Authorization: Bearer <key>` to its key record, or throws a 401 problem. The detail
  * never repeats the key; the record's id is public and safe to log.
  */
-export function authenticate(keys: KeyStore, header: string | undefined, clock: () => Date): ApiKeyRecord {
+export async function authenticate(
+  keys: KeyStore,
+  header: string | undefined,
+  clock: () => Date,
+): Promise<ApiKeyRecord> {
   if (header === undefined || header === '') {
     throw refuse('send the API key as Authorization: Bearer <key>');
   }
@@ -25,7 +29,7 @@ export function authenticate(keys: KeyStore, header: string | undefined, clock: 
   }
   const parsed = parseApiKey(header.slice(space + 1).trim());
   if (!parsed) throw refuse('the API key is malformed', 'invalid_token');
-  const record = keys.findKey(parsed.id);
+  const record = await keys.findKey(parsed.id);
   if (!record || !secretMatches(parsed.secret, record.secretHash)) {
     throw refuse('the API key is not valid', 'invalid_token');
   }

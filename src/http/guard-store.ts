@@ -1,7 +1,8 @@
 import { StoreUnavailableError } from './problems.js';
 
 /**
- * Wraps a store interface so that anything it throws becomes a StoreUnavailableError (503).
+ * Wraps a store interface so that anything it throws or rejects with becomes a
+ * StoreUnavailableError (503).
  * Requests are validated before they reach the store, so a throw there is the store failing
  * (closed, locked, disk error), never the client's fault. Wrapped methods are made once.
  */
@@ -14,15 +15,25 @@ export function guardStore<T extends object>(target: T): T {
       let guarded = wrapped.get(property);
       if (guarded === undefined) {
         guarded = (...args: unknown[]) => {
+          let result: unknown;
           try {
-            return value.apply(object, args);
+            result = value.apply(object, args);
           } catch (error) {
-            throw new StoreUnavailableError('the market data store failed', { cause: error });
+            throw unavailable(error);
           }
+          return result instanceof Promise
+            ? result.catch((error: unknown) => {
+                throw unavailable(error);
+              })
+            : result;
         };
         wrapped.set(property, guarded);
       }
       return guarded;
     },
   });
+}
+
+function unavailable(error: unknown): StoreUnavailableError {
+  return new StoreUnavailableError('the market data store failed', { cause: error });
 }

@@ -28,7 +28,7 @@ describe('GET /readyz', () => {
     expect(response.json()).toEqual({
       status: 'ready',
       latestDate: '20250228',
-      version: api.store.reader.version(),
+      version: await api.store.reader.version(),
     });
   });
 
@@ -42,7 +42,7 @@ describe('GET /readyz', () => {
       expect((await app.inject('/healthz')).statusCode).toBe(200);
     } finally {
       await app.close();
-      store.close();
+      await store.close();
     }
   });
 
@@ -51,7 +51,7 @@ describe('GET /readyz', () => {
     const app = buildApp({ reader: store.reader, keys: store.keys });
     try {
       expect((await app.inject('/readyz')).statusCode).toBe(200);
-      store.close();
+      await store.close();
       expectProblem(await app.inject('/readyz'), 503);
       expect((await app.inject('/healthz')).statusCode).toBe(200);
     } finally {

@@ -16,17 +16,17 @@ export function registerHealth(app: FastifyInstance, reader: MarketReader): stri
   app.get(HEALTH_PATHS.live, (_request, reply) =>
     reply.header('cache-control', 'no-store').header('content-type', JSON_TYPE).send(LIVE_BODY),
   );
-  app.get(HEALTH_PATHS.ready, (request, reply) => {
+  app.get(HEALTH_PATHS.ready, async (request, reply) => {
     reply.header('cache-control', 'no-store');
     try {
-      const latestDate = reader.latestDate();
+      const latestDate = await reader.latestDate();
       if (latestDate === undefined) {
         return sendProblem(reply, {
           code: 'store-unavailable',
           detail: 'the market data store holds no data yet',
         });
       }
-      const body = JSON.stringify({ status: 'ready', latestDate, version: reader.version() });
+      const body = JSON.stringify({ status: 'ready', latestDate, version: await reader.version() });
       return reply.header('content-type', JSON_TYPE).send(body);
     } catch (error) {
       return sendProblem(reply, problemOf(request, error));

@@ -26,7 +26,7 @@ beforeAll(async () => {
   ({ store } = seededStore({ days: 1 }));
   // Unlimited: some tests send bursts, and the rate limiter is not what they are about.
   const created = createApiKey({ level: 'historical', now: new Date(), perSecond: 0, perMinute: 0 });
-  store.keys.insertKey(created.record);
+  await store.keys.insertKey(created.record);
   key = created.key;
   app = buildApp({ reader: store.reader, keys: store.keys, limits: LIMITS });
   await app.listen({ port: 0, host: '127.0.0.1' });
@@ -35,7 +35,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await app.close();
-  store.close();
+  await store.close();
 });
 
 interface RawAnswer {

@@ -20,7 +20,7 @@ describe('a live day', () => {
   it('appears in trades, intraday, ticker and messages as it is ingested', async () => {
     expect((await json('/api/trades?market=au_electricity')).date).toBe('20250227');
 
-    ingestEvents(
+    await ingestEvents(
       api.store.writer,
       day.filter((event) => event.time < '110000'),
     );
@@ -39,7 +39,7 @@ describe('a live day', () => {
     }[];
     const lotsMorning = intradayMorning.reduce((sum, row) => sum + Number(row.volume ?? 0), 0);
 
-    ingestEvents(
+    await ingestEvents(
       api.store.writer,
       day.filter((event) => event.time >= '110000'),
     );

@@ -87,7 +87,7 @@ describe('GET /metrics', () => {
   });
 
   it("reads the store's version", async () => {
-    expect(sample(await scrape(), 'gridquote_store_version')).toBe(api.store.reader.version());
+    expect(sample(await scrape(), 'gridquote_store_version')).toBe(await api.store.reader.version());
   });
 
   it('counts ingested events from the store notices and measures the lag on the Sydney clock', async () => {
@@ -105,10 +105,10 @@ describe('GET /metrics', () => {
       const inject = app.inject.bind(app);
       expect(sample(await scrape(inject), 'gridquote_events_ingested_total')).toBe(0);
       const events = seeded.simulator.simulateDay(day);
-      const { added } = ingestEvents(seeded.store.writer, events);
+      const { added } = await ingestEvents(seeded.store.writer, events);
       const exposition = await scrape(inject);
       expect(sample(exposition, 'gridquote_events_ingested_total')).toBe(added);
-      expect(sample(exposition, 'gridquote_store_version')).toBe(seeded.store.reader.version());
+      expect(sample(exposition, 'gridquote_store_version')).toBe(await seeded.store.reader.version());
       const last =
         events
           .filter((event) => event.type !== 'index')
@@ -121,7 +121,7 @@ describe('GET /metrics', () => {
       expect(lag).toBeLessThan(3 * 3600);
     } finally {
       await app.close();
-      seeded.store.close();
+      await seeded.store.close();
     }
   });
 
@@ -134,7 +134,7 @@ describe('GET /metrics', () => {
       expect(sample(exposition, 'gridquote_store_version')).toBe(0);
     } finally {
       await app.close();
-      store.close();
+      await store.close();
     }
   });
 
@@ -182,7 +182,7 @@ describe('access to /metrics', () => {
       expectProblem(await app.inject({ url: '/metrics' }), 401);
     } finally {
       await app.close();
-      store.close();
+      await store.close();
     }
   });
 });

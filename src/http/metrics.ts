@@ -73,9 +73,9 @@ export function createMetrics(sources: MetricsSources): Metrics {
     name: 'gridquote_store_version',
     help: 'Version of the stored data (the last event sequence); it rises with every ingest, in any process.',
     registers,
-    collect() {
+    async collect() {
       // A failing store leaves the last value; /readyz is the place that reports it.
-      const version = attempt(() => reader.version());
+      const version = await attempt(() => reader.version());
       if (version !== undefined) this.set(version);
     },
   });
@@ -83,14 +83,16 @@ export function createMetrics(sources: MetricsSources): Metrics {
     name: 'gridquote_ingest_lag_seconds',
     help: 'Now minus the exchange (Sydney) time of the newest stored event; NaN while the store is empty.',
     registers,
-    collect() {
-      const version = attempt(() => reader.version());
+    async collect() {
+      const version = await attempt(() => reader.version());
       if (version === undefined) return;
-      if (newest?.version !== version) {
-        const seconds = attempt(() => newestEventSeconds(reader));
-        newest = { version, seconds: seconds ?? undefined };
+      let known = newest;
+      if (known?.version !== version) {
+        const seconds = await attempt(() => newestEventSeconds(reader));
+        known = { version, seconds };
+        newest = known;
       }
-      this.set(newest.seconds === undefined ? Number.NaN : clock().getTime() / 1000 - newest.seconds);
+      this.set(known.seconds === undefined ? Number.NaN : clock().getTime() / 1000 - known.seconds);
     },
   });
 
@@ -131,21 +133,21 @@ export function createMetrics(sources: MetricsSources): Metrics {
   };
 }
 
-function attempt<T>(read: () => T): T | undefined {
+async function attempt<T>(read: () => Promise<T>): Promise<T | undefined> {
   try {
-    return read();
+    return await read();
   } catch {
     return undefined;
   }
 }
 
 /** Unix seconds of the newest stored event: the latest day's latest event time over the markets. */
-export function newestEventSeconds(reader: MarketReader): number | undefined {
-  const date = reader.latestDate();
+export async function newestEventSeconds(reader: MarketReader): Promise<number | undefined> {
+  const date = await reader.latestDate();
   if (date === undefined) return undefined;
   let latest: string | undefined;
   for (const market of MARKET_CODES) {
-    const time = reader.lastUpdate({ date, market });
+    const time = await reader.lastUpdate({ date, market });
     if (time !== undefined && (latest === undefined || time > latest)) latest = time;
   }
   return latest === undefined ? undefined : sydneyUnixSeconds(date, latest);

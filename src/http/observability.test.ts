@@ -30,7 +30,7 @@ interface Line {
 beforeAll(async () => {
   ({ store } = seededStore({ days: 1 }));
   const created = createApiKey({ level: 'historical', now: new Date() });
-  store.keys.insertKey(created.record);
+  await store.keys.insertKey(created.record);
   key = created.key;
   keyId = created.record.id;
   const stream = new Writable({
@@ -133,7 +133,7 @@ describe('the request log', () => {
   it('logs a failure of the store at error level', async () => {
     const { store: failing } = seededStore({ days: 1 });
     const created = createApiKey({ level: 'historical', now: new Date() });
-    failing.keys.insertKey(created.record);
+    await failing.keys.insertKey(created.record);
     const stream = new Writable({
       write(chunk, _encoding, done) {
         output.push(String(chunk));
@@ -174,7 +174,7 @@ describe('the request log', () => {
     expect(lines[2]?.url).toBe('/api/epi?key=gq_[redacted]');
   });
 
-  it('redacts key-like text only', () => {
+  it('redacts key-like text only', async () => {
     expect(redactKeys('/api/epi?date=20250228')).toBe('/api/epi?date=20250228');
     expect(redactKeys('/api/data?futures=gq_x')).toBe('/api/data?futures=gq_x');
     expect(redactKeys(`/x?a=gq%5F0123456789ab%5Fsecret-part_1&b=2`)).toBe('/x?a=gq_[redacted]&b=2');

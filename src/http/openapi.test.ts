@@ -221,7 +221,7 @@ describe('the examples on a freshly seeded demo store', () => {
   beforeAll(async () => {
     demo = await createHarness({ seed: 1, days: 3, until: '20261120' });
     live = demo.simulator.simulateDay('20261123');
-    ingestEvents(
+    await ingestEvents(
       demo.store.writer,
       live.filter((event) => event.time < '113000'),
     );
@@ -245,11 +245,11 @@ describe('the examples on a freshly seeded demo store', () => {
   it('follows the store: a new day moves the examples', async () => {
     const before = exampleUrls((await demo.get(OPENAPI_PATH, { key: null })).json() as Document);
     // The live day closes and the next one opens.
-    ingestEvents(
+    await ingestEvents(
       demo.store.writer,
       live.filter((event) => event.time >= '113000'),
     );
-    ingestEvents(demo.store.writer, demo.simulator.simulateDay('20261124'));
+    await ingestEvents(demo.store.writer, demo.simulator.simulateDay('20261124'));
     const after = exampleUrls((await demo.get(OPENAPI_PATH, { key: null })).json() as Document);
     expect(before.join(' ')).not.toContain('20261123&');
     expect(after.join(' ')).toContain('date=20261123');

@@ -3,6 +3,7 @@ import type { QueryContext } from '../query/context.js';
 import type { KeyStore, MarketReader } from '../store/store.js';
 import { sendAnswer } from './answer.js';
 import { authenticate } from './auth.js';
+import type { DataVersions } from './data-versions.js';
 import type { Metrics } from './metrics.js';
 import { negotiate } from './negotiation.js';
 import type { DocumentedOperation } from './openapi.js';
@@ -17,7 +18,7 @@ import type { ResponseCache } from './response-cache.js';
 export interface Route<S extends ParamDefs, R> {
   readonly path: string;
   readonly spec: OperationSpec<S>;
-  readonly run: (context: QueryContext, values: ParamValues<S>) => R;
+  readonly run: (context: QueryContext, values: ParamValues<S>) => Promise<R>;
   readonly json: (result: R) => string;
   /** The CSV writer; it may read the parameters where one shapes the CSV (datamine's layout). */
   readonly csv: (result: R, values: ParamValues<S>) => string;
@@ -54,6 +55,8 @@ export function listRoute<S extends ParamDefs, R>(route: Route<S, R>): ListedRou
 export interface RouteDependencies {
   readonly reader: MarketReader;
   readonly keys: KeyStore;
+  /** The store's version and day revisions as the commit notices left them (cache validation). */
+  readonly versions: DataVersions;
   readonly clock: () => Date;
   readonly rateLimiter: RateLimiter;
   /** Serialised answers; undefined when caching is off. */
@@ -76,7 +79,7 @@ export function registerRoute<S extends ParamDefs, R>(
 ): Route<S, R> {
   const handle = async (request: FastifyRequest, reply: FastifyReply) => {
     try {
-      const key = authenticate(deps.keys, request.headers.authorization, deps.clock);
+      const key = await authenticate(deps.keys, request.headers.authorization, deps.clock);
       request.keyId = key.id;
       await deps.rateLimiter.admit(key, reply);
       const { values, format, ignored } = readParams(route.spec, request.url, key.level);

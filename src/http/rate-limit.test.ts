@@ -24,13 +24,13 @@ async function limited(app: HarnessAppOptions = {}): Promise<Harness> {
   return api;
 }
 
-function newKey(
+async function newKey(
   harness: Harness,
   limits: { perSecond?: number; perMinute?: number } = {},
   level: AccessLevel = 'historical',
-): string {
+): Promise<string> {
   const { key, record } = createApiKey({ level, now: harness.now, ...limits });
-  harness.store.keys.insertKey(record);
+  await harness.store.keys.insertKey(record);
   return key;
 }
 
@@ -68,7 +68,7 @@ describe('rate limits', () => {
     expect(ok.headers['ratelimit-policy']).toBe(DEFAULT_POLICY);
     expect(ok.headers.ratelimit).toBe('"per-second";r=9;t=1');
     // A minute window, so that a slow machine cannot cross a window's end between the requests.
-    const key = newKey(harness, { perSecond: 0 });
+    const key = await newKey(harness, { perSecond: 0 });
     expectProblem(await harness.get('/api/epi?dat=20250227', { key }), 400, 'dat');
     expectProblem(await harness.get('/api/epi?date=20250301', { key }), 404, 'date');
     expectProblem(await harness.get(URL, { key, accept: 'application/xml' }), 406);
@@ -113,13 +113,13 @@ describe('rate limits', () => {
     const harness = await limited();
     expect(statuses(await burst(harness, 11, harness.keys.historical))).toEqual({ 200: 10, 429: 1 });
     expect(statuses(await burst(harness, 10, harness.keys.end_of_day))).toEqual({ 200: 10 });
-    const other = newKey(harness);
+    const other = await newKey(harness);
     expect((await harness.get(URL, { key: other })).statusCode).toBe(200);
   });
 
   it('honour a per-key override of the level default', async () => {
     const harness = await limited();
-    const key = newKey(harness, { perSecond: 2 });
+    const key = await newKey(harness, { perSecond: 2 });
     const responses = await burst(harness, 3, key);
     expect(statuses(responses)).toEqual({ 200: 2, 429: 1 });
     expect(responses[0]?.headers['ratelimit-policy']).toBe('"per-second";q=2;w=1, "per-minute";q=60;w=60');
@@ -127,13 +127,13 @@ describe('rate limits', () => {
 
   it('treat 0 as unlimited and leave its window out of the headers', async () => {
     const harness = await limited();
-    const unlimited = newKey(harness, { perSecond: 0, perMinute: 0 });
+    const unlimited = await newKey(harness, { perSecond: 0, perMinute: 0 });
     const responses = await burst(harness, 25, unlimited);
     expect(statuses(responses)).toEqual({ 200: 25 });
     expect(responses[0]?.headers['ratelimit-policy']).toBeUndefined();
     expect(responses[0]?.headers.ratelimit).toBeUndefined();
 
-    const perMinuteOnly = newKey(harness, { perSecond: 0, perMinute: 3 });
+    const perMinuteOnly = await newKey(harness, { perSecond: 0, perMinute: 3 });
     const limitedResponses = await burst(harness, 4, perMinuteOnly);
     expect(statuses(limitedResponses)).toEqual({ 200: 3, 429: 1 });
     const refused = limitedResponses.find((response) => response.statusCode === 429);
@@ -149,7 +149,7 @@ describe('rate limits', () => {
 
   it('report the window closest to exhaustion', async () => {
     const harness = await limited();
-    const key = newKey(harness, { perSecond: 10, perMinute: 3 });
+    const key = await newKey(harness, { perSecond: 10, perMinute: 3 });
     const response = await harness.get(URL, { key });
     expect(response.headers.ratelimit).toMatch(/^"per-minute";r=2;t=(60|59)$/);
   });
@@ -160,7 +160,7 @@ describe('rate limits', () => {
     expect(statuses(await burst(harness, 10, harness.keys.historical))).toEqual({ 200: 10 });
   });
 
-  it('refuse a negative or fractional limit in the options', () => {
+  it('refuse a negative or fractional limit in the options', async () => {
     expect(() => createRateLimiter({ limits: { historical: { perSecond: -1 } } })).toThrow(/perSecond/);
     expect(() => createRateLimiter({ limits: { end_of_day: { perMinute: 1.5 } } })).toThrow(/perMinute/);
   });

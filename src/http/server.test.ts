@@ -16,7 +16,7 @@ let close: () => Promise<void>;
 beforeAll(async () => {
   ({ store } = seededStore({ days: 1 }));
   const created = createApiKey({ level: 'historical', now: new Date() });
-  store.keys.insertKey(created.record);
+  await store.keys.insertKey(created.record);
   key = created.key;
   const stream = new Writable({
     write(chunk, _encoding, done) {
@@ -30,7 +30,7 @@ beforeAll(async () => {
   port = typeof address === 'object' && address !== null ? address.port : 0;
   close = async () => {
     await app.close();
-    store.close();
+    await store.close();
   };
 });
 afterAll(() => close?.());

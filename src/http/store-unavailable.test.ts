@@ -36,10 +36,10 @@ afterEach(async () => {
   }
 });
 
-function setUp(wrap: <T extends object>(target: T) => T = (target) => target) {
+async function setUp(wrap: <T extends object>(target: T) => T = (target) => target) {
   ({ store } = seededStore());
   const created = createApiKey({ level: 'historical', now: new Date('2025-03-01T00:00:00Z') });
-  store.keys.insertKey(created.record);
+  await store.keys.insertKey(created.record);
   const unlimited = { perSecond: 0, perMinute: 0 };
   app = buildApp({
     reader: wrap<MarketReader>(store.reader),
@@ -62,7 +62,7 @@ function expectUnavailable(response: LightMyRequestResponse): void {
 describe('a failing store', () => {
   it('answers 503 with Retry-After for every operation, then answers again once it recovers', async () => {
     const broken = { now: false };
-    const { get } = setUp((target) => breakable(target, broken));
+    const { get } = await setUp((target) => breakable(target, broken));
     for (const url of OPERATIONS) expect((await get(url)).statusCode, url).toBe(200);
 
     broken.now = true;
@@ -80,7 +80,7 @@ describe('a failing store', () => {
   });
 
   it('answers 503 when the store is closed under the running app, and keeps serving', async () => {
-    const { get } = setUp();
+    const { get } = await setUp();
     for (const url of OPERATIONS) expect((await get(url)).statusCode, url).toBe(200);
     store?.close();
     for (const url of OPERATIONS) expectUnavailable(await get(url));

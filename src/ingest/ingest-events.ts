@@ -10,7 +10,10 @@ import { toValidatedEvent } from './to-validated-event.js';
  * transaction, through the same validation as a file: all of them are stored, or none and an
  * IngestError names the refused events by position ("event 3: ...").
  */
-export function ingestEvents(writer: MarketWriter, events: readonly FeedEvent[]): AppendResult {
+export async function ingestEvents(
+  writer: MarketWriter,
+  events: readonly FeedEvent[],
+): Promise<AppendResult> {
   const errors: LineError[] = [];
   const validated: ValidatedEvent[] = [];
   let truncated = false;
@@ -28,7 +31,7 @@ export function ingestEvents(writer: MarketWriter, events: readonly FeedEvent[])
   }
   if (errors.length > 0) throw new IngestError(errors, 'event', truncated);
   try {
-    return writer.append(validated);
+    return await writer.append(validated);
   } catch (error) {
     if (error instanceof EventConflictError) {
       throw new IngestError([{ line: error.index + 1, reason: error.message }], 'event');

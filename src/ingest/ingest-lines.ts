@@ -32,16 +32,16 @@ export async function ingestLines(
   options: IngestLinesOptions = {},
 ): Promise<AppendResult> {
   const chunkSize = options.chunkSize ?? DEFAULT_CHUNK;
-  const batch = writer.begin();
+  const batch = await writer.begin();
   const errors: LineError[] = [];
   let truncated = false;
   let lineNumber = 0;
   let pending: ValidatedEvent[] = [];
   let pendingLines: number[] = [];
 
-  const flush = () => {
+  const flush = async () => {
     try {
-      batch.append(pending);
+      await batch.append(pending);
     } catch (error) {
       if (error instanceof EventConflictError) {
         const line = pendingLines[error.index] ?? 0;
@@ -70,15 +70,15 @@ export async function ingestLines(
         if (errors.length > 0) continue; // only validating from here on
         pending.push(toValidatedEvent(parsed.event, parsed.contract));
         pendingLines.push(lineNumber);
-        if (pending.length >= chunkSize) flush();
+        if (pending.length >= chunkSize) await flush();
       }
       options.onProgress?.(lineNumber);
     }
     if (errors.length > 0) throw new IngestError(errors, 'line', truncated);
-    flush();
-    return batch.commit();
+    await flush();
+    return await batch.commit();
   } catch (error) {
-    batch.rollback();
+    await batch.rollback();
     throw error;
   }
 }

@@ -7,6 +7,7 @@ import type { FeedEvent } from '../feed/events.js';
 import { formatFeedEvent } from '../feed/ndjson.js';
 import { MEMORY, openSqliteStore } from '../store/sqlite/open-sqlite-store.js';
 import type { MarketStore } from '../store/store.js';
+import { collect } from '../store/store-contract.js';
 import { IngestError } from './ingest-error.js';
 import { ingestEvents } from './ingest-events.js';
 import { ingestFile } from './ingest-file.js';
@@ -71,7 +72,7 @@ function feed(date: string): FeedEvent[] {
 
 const lines = (events: FeedEvent[]) => `${events.map(formatFeedEvent).join('\n')}\n`;
 
-const exported = (store: MarketStore) => [...store.events.lines()].join('\n');
+const exported = async (store: MarketStore) => (await collect(store.events.lines())).join('\n');
 
 /** The error an ingest threw; fails the test when it did not throw one. */
 async function refusal(run: () => Promise<unknown> | unknown): Promise<IngestError> {
@@ -96,19 +97,19 @@ describe('ingest', () => {
     const events = [...feed(D2), ...feed(D1)];
     const path = writeFeed(lines(events));
     expect(await ingestFile(store.writer, path)).toEqual({ added: 12, skipped: 0 });
-    expect(exported(store)).toBe([...feed(D1), ...feed(D2)].map(formatFeedEvent).join('\n'));
-    expect(store.reader.dates()).toEqual([D1, D2]);
+    expect(await exported(store)).toBe([...feed(D1), ...feed(D2)].map(formatFeedEvent).join('\n'));
+    expect(await store.reader.dates()).toEqual([D1, D2]);
   });
 
   it('adds nothing when the same feed is ingested again', async () => {
     const path = writeFeed(lines(feed(D1)));
     await ingestFile(store.writer, path);
-    const before = exported(store);
-    const version = store.reader.version();
+    const before = await exported(store);
+    const version = await store.reader.version();
     expect(await ingestFile(store.writer, path)).toEqual({ added: 0, skipped: 6 });
-    expect(ingestEvents(store.writer, feed(D1))).toEqual({ added: 0, skipped: 6 });
-    expect(store.reader.version()).toBe(version);
-    expect(exported(store)).toBe(before);
+    expect(await ingestEvents(store.writer, feed(D1))).toEqual({ added: 0, skipped: 6 });
+    expect(await store.reader.version()).toBe(version);
+    expect(await exported(store)).toBe(before);
   });
 
   it('recognises a replay written differently (F suffix, type before strike, short decimals)', async () => {
@@ -146,8 +147,8 @@ describe('ingest', () => {
     'refuses a feed with a line holding a %s, storing nothing',
     async (_name, patch, reason) => {
       await ingestFile(store.writer, writeFeed(lines(feed(D1))));
-      const before = exported(store);
-      const version = store.reader.version();
+      const before = await exported(store);
+      const version = await store.reader.version();
       const bad = { ...feed(D2)[1] } as Record<string, unknown>;
       if (patch === '') delete bad.volume;
       let text = JSON.stringify(bad);
@@ -162,8 +163,8 @@ describe('ingest', () => {
       const error = await refusal(() => ingestFile(store.writer, writeFeed(events.join('\n'))));
       expect(error.errors).toEqual([{ line: 5, reason }]);
       expect(error.message).toBe(`line 5: ${reason}`);
-      expect(exported(store)).toBe(before);
-      expect(store.reader.version()).toBe(version);
+      expect(await exported(store)).toBe(before);
+      expect(await store.reader.version()).toBe(version);
     },
   );
 
@@ -171,7 +172,7 @@ describe('ingest', () => {
     const text = lines(feed(D1));
     const error = await refusal(() => ingestFile(store.writer, writeFeed(text.slice(0, text.length - 30))));
     expect(error.message).toBe('line 6: invalid JSON (malformed or truncated line)');
-    expect(exported(store)).toBe('');
+    expect(await exported(store)).toBe('');
   });
 
   it('reports every invalid line up to twenty, in one line', async () => {
@@ -192,25 +193,25 @@ describe('ingest', () => {
     ]);
     expect(error.message).toMatch(/^20 or more invalid lines, nothing stored: line 2: invalid JSON/);
     expect(error.message).not.toMatch(/\n/);
-    expect(exported(store)).toBe('');
+    expect(await exported(store)).toBe('');
   });
 
   it('refuses a conflicting duplicate, even many chunks into one batch', async () => {
     await ingestFile(store.writer, writeFeed(lines(feed(D1))));
-    const before = exported(store);
+    const before = await exported(store);
     const changed = feed(D1).map((event) => (event.seq === 3 ? { ...event, volume: 6 } : event));
     const text = lines([...feed(D2), ...changed]);
     const error = await refusal(() => ingestFile(store.writer, writeFeed(text), { chunkSize: 2 }));
     expect(error.message).toBe(`line 9: conflicts with stored event ${D1}/3`);
-    expect(exported(store)).toBe(before);
-    expect(store.reader.dates()).toEqual([D1]);
+    expect(await exported(store)).toBe(before);
+    expect(await store.reader.dates()).toEqual([D1]);
   });
 
   it('reads standard input, CRLF line ends, blank lines and a byte order mark', async () => {
     const text = `\uFEFF${lines(feed(D1)).replaceAll('\n', '\r\n')}\r\n\r\n`;
     const stdin = Readable.from([Buffer.from(text.slice(0, 50)), Buffer.from(text.slice(50))]);
     expect(await ingestFile(store.writer, '-', { stdin })).toEqual({ added: 6, skipped: 0 });
-    expect(exported(store)).toBe(feed(D1).map(formatFeedEvent).join('\n'));
+    expect(await exported(store)).toBe(feed(D1).map(formatFeedEvent).join('\n'));
   });
 
   it('keeps multi-byte characters split across chunks', async () => {
@@ -227,7 +228,7 @@ describe('ingest', () => {
     const chunks = Array.from({ length: bytes.length }, (_, index) => bytes.subarray(index, index + 1));
     await ingestFile(store.writer, '-', { stdin: Readable.from(chunks) });
     expect(
-      store.reader.messages({ date: D1, market: 'nz_electricity', board: 'message_board' })[0]?.text,
+      (await store.reader.messages({ date: D1, market: 'nz_electricity', board: 'message_board' }))[0]?.text,
     ).toBe('Ōtāhuhu RFQ — ✓');
   });
 
@@ -240,8 +241,8 @@ describe('ingest', () => {
     const broken = [...events.slice(0, 2), { ...events[2], volume: -3 } as FeedEvent, ...events.slice(3)];
     const error = await refusal(() => ingestEvents(store.writer, broken));
     expect(error.message).toBe('event 3: volume must be a positive integer, got -3');
-    expect(exported(store)).toBe('');
-    expect(ingestEvents(store.writer, events)).toEqual({ added: 6, skipped: 0 });
+    expect(await exported(store)).toBe('');
+    expect(await ingestEvents(store.writer, events)).toEqual({ added: 6, skipped: 0 });
     const conflict = await refusal(() => ingestEvents(store.writer, [{ ...events[0], seq: 2 } as FeedEvent]));
     expect(conflict.message).toBe(`event 1: conflicts with stored event ${D1}/2`);
   });

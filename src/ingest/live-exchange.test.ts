@@ -27,7 +27,7 @@ function clockAt(iso: string) {
 }
 
 describe('live exchange', () => {
-  it('replays a future day on a virtual clock, in order, once, then moves to the next trading day', () => {
+  it('replays a future day on a virtual clock, in order, once, then moves to the next trading day', async () => {
     // Saturday 2026-01-17 03:00 UTC = 14:00 Sydney; the live day is Monday 19 January.
     const clock = clockAt('2026-01-17T03:00:00Z');
     const ingested: FeedEvent[] = [];
@@ -36,7 +36,10 @@ describe('live exchange', () => {
       {
         firstDate: '20260119',
         simulateDay: dayOf,
-        ingest: (events) => ingested.push(...events),
+        ingest: (events) => {
+          ingested.push(...events);
+          return undefined;
+        },
         speed: 60,
         now: clock.now,
         onDayStart: (date, mode) => starts.push(`${date} ${mode}`),
@@ -44,13 +47,13 @@ describe('live exchange', () => {
       false,
     );
     expect(live.position()).toMatchObject({ date: '20260119', time: '095900', mode: 'replay' });
-    live.tick();
+    await live.tick();
     expect(ingested).toHaveLength(0);
     clock.advance(2_000); // 120 virtual seconds: 10:01:00
-    live.tick();
+    await live.tick();
     expect(ingested.map((event) => event.time)).toEqual(['100000']);
     clock.advance(7 * 60_000); // 7 real minutes = 7 virtual hours: past the close
-    live.tick();
+    await live.tick();
     expect(ingested.map((event) => `${event.date}/${event.seq}`)).toEqual([
       '20260119/1',
       '20260119/2',
@@ -61,7 +64,7 @@ describe('live exchange', () => {
     expect(starts).toEqual(['20260119 replay', '20260120 replay']);
   });
 
-  it('follows the real Sydney clock when the live day is today and in session', () => {
+  it('follows the real Sydney clock when the live day is today and in session', async () => {
     // 2026-01-19 01:30 UTC = 12:30 Sydney (AEDT), a Monday.
     const clock = clockAt('2026-01-19T01:30:00Z');
     const ingested: FeedEvent[] = [];
@@ -69,18 +72,21 @@ describe('live exchange', () => {
       {
         firstDate: '20260119',
         simulateDay: dayOf,
-        ingest: (events) => ingested.push(...events),
+        ingest: (events) => {
+          ingested.push(...events);
+          return undefined;
+        },
         speed: 60,
         now: clock.now,
       },
       false,
     );
-    live.tick();
+    await live.tick();
     expect(live.position()).toMatchObject({ date: '20260119', time: '123000', mode: 'real-time' });
     expect(ingested.map((event) => event.time)).toEqual(['100000', '120000']);
   });
 
-  it('reports ingest failures without stopping the clock', () => {
+  it('reports ingest failures without stopping the clock', async () => {
     const clock = clockAt('2026-01-17T03:00:00Z');
     const errors: unknown[] = [];
     const live = startLiveExchange(
@@ -97,7 +103,7 @@ describe('live exchange', () => {
       false,
     );
     clock.advance(2_000);
-    live.tick();
+    await live.tick();
     expect(errors).toHaveLength(1);
   });
 });

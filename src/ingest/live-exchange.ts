@@ -15,8 +15,8 @@ export interface LiveExchangeOptions {
   readonly firstDate: string;
   /** Produces the whole event list of a trading day (deterministic simulator). */
   readonly simulateDay: (date: string) => FeedEvent[];
-  /** Stores a batch of events (validated, idempotent); throws on rejection. */
-  readonly ingest: (events: FeedEvent[]) => void;
+  /** Stores a batch of events (validated, idempotent); throws or rejects on refusal. */
+  readonly ingest: (events: FeedEvent[]) => Promise<unknown> | undefined;
   /** Virtual seconds per real second when replaying. */
   readonly speed: number;
   readonly now?: () => Date;
@@ -28,8 +28,11 @@ export interface LiveExchangeOptions {
 export interface LiveExchange {
   /** The live day and the clock's time of day (HHmmss). */
   position(): { date: string; time: string; mode: 'real-time' | 'replay' };
-  /** Moves the clock by one step now (the timer calls this; tests call it directly). */
-  tick(): void;
+  /**
+   * Moves the clock by one step now (the timer calls this; tests call it directly). A tick while
+   * the previous one still stores its events does nothing: batches are stored one at a time, in order.
+   */
+  tick(): Promise<void>;
   stop(): void;
 }
 
@@ -62,14 +65,18 @@ export function startLiveExchange(options: LiveExchangeOptions, autoTick = true)
     return REPLAY_START_SECONDS + Math.floor(elapsed * options.speed);
   }
 
-  function tick(): void {
+  let ticking = false;
+
+  async function tick(): Promise<void> {
+    if (ticking) return;
+    ticking = true;
     try {
       const seconds = clockSeconds();
       const time = fromSeconds(Math.min(seconds, LAST_SECOND));
       let end = released;
       while (end < events.length && (events[end]?.time ?? '') <= time) end += 1;
       if (end > released) {
-        options.ingest(events.slice(released, end));
+        await options.ingest(events.slice(released, end));
         released = end;
       }
       if (released >= events.length && seconds >= DAY_END_SECONDS) {
@@ -78,11 +85,13 @@ export function startLiveExchange(options: LiveExchangeOptions, autoTick = true)
       }
     } catch (error) {
       options.onError?.(error);
+    } finally {
+      ticking = false;
     }
   }
 
   beginDay();
-  const timer = autoTick ? setInterval(tick, options.tickMs ?? 250) : undefined;
+  const timer = autoTick ? setInterval(() => void tick(), options.tickMs ?? 250) : undefined;
   timer?.unref();
 
   return {

@@ -141,7 +141,7 @@ function rangeIssues(from: string, to: string): ParamIssue[] {
   return [];
 }
 
-export function queryDatamine(context: QueryContext, input: DatamineParams): DatamineResult {
+export async function queryDatamine(context: QueryContext, input: DatamineParams): Promise<DatamineResult> {
   const { reader } = context;
   // end_of_day ignores every date-like parameter: the default range or date applies.
   const params: DatamineParams = context.access === 'historical' ? input : { type: input.type };
@@ -156,8 +156,10 @@ export function queryDatamine(context: QueryContext, input: DatamineParams): Dat
   if (!layout.volume) {
     const scope = { market: layout.market };
     const date =
-      params.date === undefined ? latestDateOf(reader, scope) : requireDate(reader, scope, params.date);
-    const groups = reader.datamineOpenInterest({ market: 'au_electricity', date });
+      params.date === undefined
+        ? await latestDateOf(reader, scope)
+        : await requireDate(reader, scope, params.date);
+    const groups = await reader.datamineOpenInterest({ market: 'au_electricity', date });
     return {
       kind: 'open-interest',
       layout: view,
@@ -165,11 +167,11 @@ export function queryDatamine(context: QueryContext, input: DatamineParams): Dat
       measures: tabulate(layout, OPEN_INTEREST_MEASURES, groups),
     };
   }
-  const to = params.to ?? latestDateOf(reader, { market: layout.market });
+  const to = params.to ?? (await latestDateOf(reader, { market: layout.market }));
   const from = params.from ?? addDays(to, -DEFAULT_RANGE_DAYS);
   const range = rangeIssues(from, to);
   if (range.length > 0) throw invalidParameters(range);
-  const { tradingDays, groups } = reader.datamineVolume({ market: layout.market, from, to });
+  const { tradingDays, groups } = await reader.datamineVolume({ market: layout.market, from, to });
   return {
     kind: 'volume',
     layout: view,

@@ -19,7 +19,7 @@ export interface EndOfDayResult {
 const SETTLE_WINDOW = { from: '000000', to: '235959' } as const;
 
 /** End-of-day records (spec 4.7); by default of the market's latest settled date. */
-export function queryEndOfDay(context: QueryContext, params: EndOfDayParams): EndOfDayResult {
+export async function queryEndOfDay(context: QueryContext, params: EndOfDayParams): Promise<EndOfDayResult> {
   const { reader } = context;
   const selection = contractSelection(params.code);
   const scope = { market: selection.market };
@@ -27,22 +27,22 @@ export function queryEndOfDay(context: QueryContext, params: EndOfDayParams): En
   let date: string;
   let rows: EndOfDayRow[];
   if (requested !== undefined) {
-    date = requireDate(reader, scope, requested);
-    rows = reader.endOfDay({ date, selection });
+    date = await requireDate(reader, scope, requested);
+    rows = await reader.endOfDay({ date, selection });
   } else {
-    date = latestDateOf(reader, scope);
-    rows = reader.endOfDay({ date, selection });
-    if (!isSettled(reader, selection, date, rows)) {
+    date = await latestDateOf(reader, scope);
+    rows = await reader.endOfDay({ date, selection });
+    if (!(await isSettled(reader, selection, date, rows))) {
       // The live day is in progress: answer with the last day whose settlement is published.
-      const dates = reader.dates(scope);
+      const dates = await reader.dates(scope);
       const previous = dates[dates.lastIndexOf(date) - 1];
       if (previous !== undefined) {
         date = previous;
-        rows = reader.endOfDay({ date, selection });
+        rows = await reader.endOfDay({ date, selection });
       }
     }
   }
-  if (rows.length === 0) requireListed(reader, params.code);
+  if (rows.length === 0) await requireListed(reader, params.code);
   return { key: params.code.name, value: params.code.text, date, rows };
 }
 
@@ -51,8 +51,13 @@ export function queryEndOfDay(context: QueryContext, params: EndOfDayParams): En
  * rows answer it cheaply in the usual case; only when none of them is settled (a live day, or
  * contracts without a settle) do we look for any settle message of the market.
  */
-function isSettled(reader: MarketReader, selection: Selection, date: string, rows: EndOfDayRow[]): boolean {
+async function isSettled(
+  reader: MarketReader,
+  selection: Selection,
+  date: string,
+  rows: EndOfDayRow[],
+): Promise<boolean> {
   if (rows.some((row) => row.settleCents !== null)) return true;
   const futures: Selection = { instrument: 'future', market: selection.market };
-  return reader.ticker({ date, selection: futures, type: 'settle', ...SETTLE_WINDOW }).length > 0;
+  return (await reader.ticker({ date, selection: futures, type: 'settle', ...SETTLE_WINDOW })).length > 0;
 }

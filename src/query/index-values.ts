@@ -15,10 +15,11 @@ export interface IndexResult {
 }
 
 /** epi and npi (spec 4.2, 4.3): one row per curve year; default the latest date. */
-export function queryIndex(context: QueryContext, params: IndexParams): IndexResult {
+export async function queryIndex(context: QueryContext, params: IndexParams): Promise<IndexResult> {
   const { reader } = context;
   const scope = { index: params.index };
   const requested = context.access === 'historical' ? params.date : undefined;
-  const date = requested === undefined ? latestDateOf(reader, scope) : requireDate(reader, scope, requested);
-  return { index: params.index, date, rows: reader.indexValues({ index: params.index, date }) };
+  const date =
+    requested === undefined ? await latestDateOf(reader, scope) : await requireDate(reader, scope, requested);
+  return { index: params.index, date, rows: await reader.indexValues({ index: params.index, date }) };
 }

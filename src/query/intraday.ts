@@ -14,10 +14,10 @@ export interface IntradayResult {
 }
 
 /** Per-contract snapshot of the current day (spec 4.8, market-notes "intraday data"). */
-export function queryIntraday(context: QueryContext, params: IntradayParams): IntradayResult {
+export async function queryIntraday(context: QueryContext, params: IntradayParams): Promise<IntradayResult> {
   const { reader } = context;
   const selection = contractSelection(params.code);
-  const rows = reader.intraday({ date: currentDay(reader), selection });
-  if (rows.length === 0) requireListed(reader, params.code);
+  const rows = await reader.intraday({ date: await currentDay(reader), selection });
+  if (rows.length === 0) await requireListed(reader, params.code);
   return { key: params.code.name, value: params.code.text, rows };
 }

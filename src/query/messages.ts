@@ -27,13 +27,13 @@ export type MessagesResult =
   | { readonly market: MarketCode; readonly type: 'custom_market'; readonly rows: CustomMarketRow[] };
 
 /** Messages of the current day, newest first. */
-export function queryMessages(context: QueryContext, params: MessagesParams): MessagesResult {
+export async function queryMessages(context: QueryContext, params: MessagesParams): Promise<MessagesResult> {
   const { reader } = context;
-  const date = currentDay(reader);
+  const date = await currentDay(reader);
   const { market, type, from } = params;
   const window = from === undefined ? {} : { from };
   if (type === 'custom_market') {
-    return { market, type, rows: reader.customMarkets({ date, market, ...window }) };
+    return { market, type, rows: await reader.customMarkets({ date, market, ...window }) };
   }
-  return { market, type, date, rows: reader.messages({ date, market, board: type, ...window }) };
+  return { market, type, date, rows: await reader.messages({ date, market, board: type, ...window }) };
 }

@@ -8,9 +8,9 @@ const reader = stubReader({
   latestDate: () => undefined,
 });
 
-function nearest(date: string): string | undefined {
+async function nearest(date: string): Promise<string | undefined> {
   try {
-    requireDate(reader, { market: 'au_gas' }, date);
+    await requireDate(reader, { market: 'au_gas' }, date);
   } catch (error) {
     if (error instanceof QueryError) {
       expect(error.code).toBe('no-data');
@@ -22,20 +22,22 @@ function nearest(date: string): string | undefined {
 }
 
 describe('date availability', () => {
-  it('accepts a date holding data', () => {
-    expect(nearest('20250226')).toBe('found');
+  it('accepts a date holding data', async () => {
+    expect(await nearest('20250226')).toBe('found');
   });
 
-  it('names the nearest available date, the earlier one on a tie', () => {
-    expect(nearest('20250301')).toBe('20250228');
-    expect(nearest('20250302')).toBe('20250303');
-    expect(nearest('20250101')).toBe('20250224');
-    expect(nearest('20251231')).toBe('20250303');
+  it('names the nearest available date, the earlier one on a tie', async () => {
+    expect(await nearest('20250301')).toBe('20250228');
+    expect(await nearest('20250302')).toBe('20250303');
+    expect(await nearest('20250101')).toBe('20250224');
+    expect(await nearest('20251231')).toBe('20250303');
   });
 
-  it('says when the store holds nothing', () => {
-    expect(() => currentDay(reader)).toThrow('the exchange has no data yet');
+  it('says when the store holds nothing', async () => {
+    await expect(currentDay(reader)).rejects.toThrow('the exchange has no data yet');
     const empty = stubReader({ dates: () => [] });
-    expect(() => requireDate(empty, { index: 'epi' }, '20250101')).toThrow('the epi index has no data yet');
+    await expect(requireDate(empty, { index: 'epi' }, '20250101')).rejects.toThrow(
+      'the epi index has no data yet',
+    );
   });
 });

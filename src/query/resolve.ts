@@ -26,9 +26,9 @@ export function contractSelection(param: ContractParam): Selection {
  * a code must name a listed contract, else 404. Checking only on empty answers keeps the
  * common path to one store read.
  */
-export function requireListed(reader: MarketReader, param: TradeScopeParam): void {
+export async function requireListed(reader: MarketReader, param: TradeScopeParam): Promise<void> {
   if (param.name === 'market' || !param.parsed.ok || param.parsed.form === 'market') return;
-  if (reader.contracts(param.parsed.selection).length > 0) return;
+  if ((await reader.contracts(param.parsed.selection)).length > 0) return;
   const message = `${param.text} names no listed contract`;
   throw new QueryError('unknown-contract', message, [{ parameter: param.name, message }]);
 }
@@ -48,13 +48,13 @@ function describe(scope: DateScope): string {
 }
 
 /** The date itself when it holds data for the scope; otherwise a 404 naming the nearest date. */
-export function requireDate(
+export async function requireDate(
   reader: MarketReader,
   scope: DateScope,
   date: string,
   parameter = 'date',
-): string {
-  const dates = reader.dates(scope);
+): Promise<string> {
+  const dates = await reader.dates(scope);
   const index = lowerBound(dates, date);
   if (dates[index] === date) return date;
   const nearest = nearestOf(dates[index - 1], dates[index], date);
@@ -68,8 +68,8 @@ export function requireDate(
 }
 
 /** The latest date holding data for the scope (a 404 when the store holds none). */
-export function latestDateOf(reader: MarketReader, scope: DateScope): string {
-  const latest = reader.latestDate(scope);
+export async function latestDateOf(reader: MarketReader, scope: DateScope): Promise<string> {
+  const latest = await reader.latestDate(scope);
   if (latest === undefined) throw new QueryError('no-data', `${describe(scope)} has no data yet`);
   return latest;
 }
@@ -78,8 +78,8 @@ export function latestDateOf(reader: MarketReader, scope: DateScope): string {
  * The exchange's current trading day (market-notes "current day"): the latest date of any
  * market, used by the intraday operations.
  */
-export function currentDay(reader: MarketReader): string {
-  const latest = reader.latestDate();
+export async function currentDay(reader: MarketReader): Promise<string> {
+  const latest = await reader.latestDate();
   if (latest === undefined) throw new QueryError('no-data', 'the exchange has no data yet');
   return latest;
 }

@@ -39,7 +39,7 @@ export function tickerParamIssues(params: Pick<TickerParams, 'from' | 'to' | 'da
   return [];
 }
 
-export function queryTicker(context: QueryContext, params: TickerParams): TickerResult {
+export async function queryTicker(context: QueryContext, params: TickerParams): Promise<TickerResult> {
   const { reader } = context;
   const selection = contractSelection(params.code);
   const date = context.access === 'historical' ? params.date : undefined;
@@ -47,25 +47,25 @@ export function queryTicker(context: QueryContext, params: TickerParams): Ticker
   let from: string;
   let to: string;
   if (date !== undefined) {
-    day = requireDate(reader, { market: selection.market }, date);
+    day = await requireDate(reader, { market: selection.market }, date);
     from = DAY_START;
     to = DAY_END;
   } else {
     const issues = tickerParamIssues(params);
     if (issues.length > 0) throw invalidParameters(issues);
-    day = currentDay(reader);
+    day = await currentDay(reader);
     from = params.from ?? DAY_START;
     // On a live day the window ends at the exchange clock's time (market-notes "ticker window").
     to = params.to ?? defaultTo(day, context.clock);
   }
-  const rows = reader.ticker({
+  const rows = await reader.ticker({
     date: day,
     selection,
     from,
     to,
     ...(params.type ? { type: params.type } : {}),
   });
-  if (rows.length === 0) requireListed(reader, params.code);
+  if (rows.length === 0) await requireListed(reader, params.code);
   return { key: params.code.name, value: params.code.text, date: day, from, to, rows };
 }
 

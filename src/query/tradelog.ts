@@ -22,14 +22,16 @@ export interface TradeLogResult {
   readonly rows: TradeRow[];
 }
 
-export function queryTradeLog(context: QueryContext, params: TradeLogParams): TradeLogResult {
+export async function queryTradeLog(context: QueryContext, params: TradeLogParams): Promise<TradeLogResult> {
   const { reader } = context;
   const { market, selection } = tradeSelection(params.scope);
   const requested = context.access === 'historical' ? params.date : undefined;
   const date =
-    requested === undefined ? latestDateOf(reader, { market }) : requireDate(reader, { market }, requested);
-  const rows = reader.tradeLog({ date, selection });
-  if (rows.length === 0) requireListed(reader, params.scope);
+    requested === undefined
+      ? await latestDateOf(reader, { market })
+      : await requireDate(reader, { market }, requested);
+  const rows = await reader.tradeLog({ date, selection });
+  if (rows.length === 0) await requireListed(reader, params.scope);
   let volume = 0;
   let mwhTenths = 0;
   let faceValueCents = 0;

@@ -20,22 +20,24 @@ export interface TradesResult {
 }
 
 /** Intraday trades of the current day (market-notes "current day"). */
-export function queryTrades(context: QueryContext, params: TradesParams): TradesResult {
+export async function queryTrades(context: QueryContext, params: TradesParams): Promise<TradesResult> {
   const { reader } = context;
   const { market, selection } = tradeSelection(params.scope);
-  const date = currentDay(reader);
+  const date = await currentDay(reader);
   const { from } = params;
-  const rows = reader.trades({ date, selection, ...(from === undefined ? {} : { from }) });
-  if (rows.length === 0) requireListed(reader, params.scope);
+  const rows = await reader.trades({ date, selection, ...(from === undefined ? {} : { from }) });
+  if (rows.length === 0) await requireListed(reader, params.scope);
   // With nothing since `from`, the selection's latest trade may still be earlier in the day.
   const lastTrade =
-    from === undefined || rows.length > 0 ? rows[0]?.time : reader.trades({ date, selection })[0]?.time;
+    from === undefined || rows.length > 0
+      ? rows[0]?.time
+      : (await reader.trades({ date, selection }))[0]?.time;
   return {
     key: params.scope.name,
     value: params.scope.text,
     date,
     lastTrade: lastTrade ?? '',
-    lastUpdate: reader.lastUpdate({ date, market }) ?? '',
+    lastUpdate: (await reader.lastUpdate({ date, market })) ?? '',
     rows,
   };
 }

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Selection } from '../domain/codes.js';
 import { EventConflictError } from './event-conflict-error.js';
 import type { AppendNotice, MarketStore, ValidatedEvent } from './store.js';
@@ -14,8 +14,8 @@ import {
 
 /**
  * The store contract: what every adapter (sqlite/ now, postgres/ later) must do, written only
- * against store.ts. An adapter's test file calls describeMarketStore with a function opening a
- * fresh, empty store.
+ * against store.ts (every method asynchronous). An adapter's test file calls describeMarketStore
+ * with a function opening a fresh, empty store.
  */
 
 const D1 = '20250219';
@@ -79,104 +79,118 @@ export function dayThree(): ValidatedEvent[] {
   return [book(D3, 1, '100000', 'BNH2026', [12330, 1], [12340, 1])];
 }
 
-export function describeMarketStore(name: string, open: () => MarketStore | Promise<MarketStore>): void {
+/**
+ * The suite over one adapter: `open` gives a fresh, empty store for each test (closed after it);
+ * `cleanup` runs once after the whole suite (dropping a schema, removing files).
+ */
+export function describeMarketStore(
+  name: string,
+  open: () => MarketStore | Promise<MarketStore>,
+  cleanup?: () => void | Promise<void>,
+): void {
   describe(`market store contract: ${name}`, () => {
+    afterAll(async () => {
+      await cleanup?.();
+    });
+
     let store: MarketStore;
 
     beforeEach(async () => {
       store = await open();
     });
 
-    afterEach(() => {
-      store.close();
+    afterEach(async () => {
+      await store.close();
     });
 
-    const exported = () => [...store.events.lines()];
+    const exported = () => collect(store.events.lines());
 
     describe('writing', () => {
-      it('starts empty', () => {
-        expect(store.reader.version()).toBe(0);
-        expect(store.reader.dates()).toEqual([]);
-        expect(store.reader.latestDate()).toBeUndefined();
-        expect(exported()).toEqual([]);
+      it('starts empty', async () => {
+        expect(await store.reader.version()).toBe(0);
+        expect(await store.reader.dates()).toEqual([]);
+        expect(await store.reader.latestDate()).toBeUndefined();
+        expect(await exported()).toEqual([]);
       });
 
-      it('appends a batch, and the version counts the stored events', () => {
+      it('appends a batch, and the version counts the stored events', async () => {
         const events = dayOne();
-        expect(store.writer.append(events)).toEqual({ added: events.length, skipped: 0 });
-        expect(store.reader.version()).toBe(events.length);
-        expect(store.writer.append(dayTwo())).toEqual({ added: 7, skipped: 0 });
-        expect(store.reader.version()).toBe(events.length + 7);
+        expect(await store.writer.append(events)).toEqual({ added: events.length, skipped: 0 });
+        expect(await store.reader.version()).toBe(events.length);
+        expect(await store.writer.append(dayTwo())).toEqual({ added: 7, skipped: 0 });
+        expect(await store.reader.version()).toBe(events.length + 7);
       });
 
-      it('adds nothing when a batch is replayed', () => {
-        store.writer.append(dayOne());
-        const before = exported();
-        const version = store.reader.version();
-        expect(store.writer.append(dayOne())).toEqual({ added: 0, skipped: dayOne().length });
-        expect(store.reader.version()).toBe(version);
-        expect(exported()).toEqual(before);
-        expect(store.reader.endOfDay({ date: D1, selection: BNH_FUTURES })[0]?.volume).toBe(46);
+      it('adds nothing when a batch is replayed', async () => {
+        await store.writer.append(dayOne());
+        const before = await exported();
+        const version = await store.reader.version();
+        expect(await store.writer.append(dayOne())).toEqual({ added: 0, skipped: dayOne().length });
+        expect(await store.reader.version()).toBe(version);
+        expect(await exported()).toEqual(before);
+        expect((await store.reader.endOfDay({ date: D1, selection: BNH_FUTURES }))[0]?.volume).toBe(46);
       });
 
-      it('refuses a conflicting event and stores nothing of its batch', () => {
-        store.writer.append(dayOne());
-        const before = exported();
+      it('refuses a conflicting event and stores nothing of its batch', async () => {
+        await store.writer.append(dayOne());
+        const before = await exported();
         const fresh = trade(D1, 99, '150500', 'BNH2026', 12400, 1);
         const changed = trade(D1, 6, '103000', 'BNH2026', 12502, 3);
         let caught: unknown;
         try {
-          store.writer.append([fresh, changed]);
+          await store.writer.append([fresh, changed]);
         } catch (error) {
           caught = error;
         }
         expect(caught).toBeInstanceOf(EventConflictError);
         expect(caught).toMatchObject({ index: 1, date: D1, seq: 6 });
-        expect(exported()).toEqual(before);
-        expect(store.reader.endOfDay({ date: D1, selection: BNH_FUTURES })[0]?.volume).toBe(46);
+        expect(await exported()).toEqual(before);
+        expect((await store.reader.endOfDay({ date: D1, selection: BNH_FUTURES }))[0]?.volume).toBe(46);
         // the store stays usable after a refusal
-        expect(store.writer.append([fresh])).toEqual({ added: 1, skipped: 0 });
+        expect(await store.writer.append([fresh])).toEqual({ added: 1, skipped: 0 });
       });
 
-      it('treats duplicates inside one batch like replays', () => {
+      it('treats duplicates inside one batch like replays', async () => {
         const event = trade(D1, 1, '100000', 'BNH2026', 12400, 1);
-        expect(store.writer.append([event, event])).toEqual({ added: 1, skipped: 1 });
+        expect(await store.writer.append([event, event])).toEqual({ added: 1, skipped: 1 });
         const other = trade(D1, 1, '100000', 'BNH2026', 12401, 1);
-        expect(() => store.writer.append([other])).toThrow(EventConflictError);
+        await expect(store.writer.append([other])).rejects.toThrow(EventConflictError);
       });
 
-      it('recognises replays and conflicts across sparse seq numbers', () => {
+      it('recognises replays and conflicts across sparse seq numbers', async () => {
         const events = [
           trade(D1, 1, '100000', 'BNH2026', 12400, 1),
           trade(D1, 5_000_000, '100001', 'BNH2026', 12401, 1),
           trade(D2, 7, '100000', 'BNH2026', 12402, 1),
         ];
-        expect(store.writer.append(events)).toEqual({ added: 3, skipped: 0 });
-        expect(store.writer.append([...events].reverse())).toEqual({ added: 0, skipped: 3 });
+        expect(await store.writer.append(events)).toEqual({ added: 3, skipped: 0 });
+        expect(await store.writer.append([...events].reverse())).toEqual({ added: 0, skipped: 3 });
         const changed = trade(D1, 5_000_000, '100001', 'BNH2026', 12403, 1);
-        expect(() => store.writer.append([events[0] as ValidatedEvent, changed])).toThrow(EventConflictError);
-        expect(store.reader.version()).toBe(3);
+        await expect(store.writer.append([events[0] as ValidatedEvent, changed])).rejects.toThrow(
+          EventConflictError,
+        );
+        expect(await store.reader.version()).toBe(3);
       });
 
-      it('exports the stream by date then seq, whatever the arrival order', () => {
-        store.writer.append([...dayTwo()].reverse());
-        store.writer.append(dayOne());
-        const lines = exported();
+      it('exports the stream by date then seq, whatever the arrival order', async () => {
+        await store.writer.append([...dayTwo()].reverse());
+        await store.writer.append(dayOne());
+        const lines = await exported();
         const expected = [...dayOne(), ...dayTwo()].map((event) => event.line);
         expect(lines).toEqual(expected);
-        expect([...store.events.lines({ date: D2 })]).toEqual(dayTwo().map((event) => event.line));
+        expect(await collect(store.events.lines({ date: D2 }))).toEqual(dayTwo().map((event) => event.line));
       });
 
       it('derives the same views in any arrival order', async () => {
-        store.writer.append([...dayOne()].reverse());
-        store.writer.append([...dayTwo()].reverse());
+        await store.writer.append([...dayOne()].reverse());
+        await store.writer.append([...dayTwo()].reverse());
         const other = await open();
         try {
-          other.writer.append(dayOne());
-          other.writer.append(dayTwo());
-          expect(snapshot(other)).toEqual(snapshot(store));
+          await other.writer.append(dayOne());
+          await other.writer.append(dayTwo());
+          expect(await snapshot(other)).toEqual(await snapshot(store));
         } finally {
-          other.close();
+          await other.close();
         }
       });
 
@@ -188,142 +202,178 @@ export function describeMarketStore(name: string, open: () => MarketStore | Prom
           settle(D1, 32, 'BNH20260012000C', 565, 2230, '160100'),
         ];
         const events = [...dayOne(), ...corrections, ...dayTwo()];
-        const settles = (s: MarketStore, selection: Selection) =>
-          s.reader
-            .ticker({ date: D1, selection, type: 'settle', ...WHOLE_DAY })
-            .map((row) => `${row.time}:${row.code}:${row.settleCents}:${row.impliedVolatility}`);
-        store.writer.append(events);
-        expect(settles(store, AU_FUTURES)).toEqual([
+        const settles = async (s: MarketStore, selection: Selection) =>
+          (await s.reader.ticker({ date: D1, selection, type: 'settle', ...WHOLE_DAY })).map(
+            (row) => `${row.time}:${row.code}:${row.settleCents}:${row.impliedVolatility}`,
+          );
+        await store.writer.append(events);
+        expect(await settles(store, AU_FUTURES)).toEqual([
           '161500:BNH2026:12410:null',
           '160000:HNM2026:12185:null',
           '160000:BNH2026:12400:null',
           '155900:BNH2026:12420:null',
         ]);
-        expect(settles(store, { ...AU_OPTIONS, prefix: 'BNH2026' })).toEqual([
+        expect(await settles(store, { ...AU_OPTIONS, prefix: 'BNH2026' })).toEqual([
           '160100:BNH20260012000C:565:2230',
           '160000:BNH20260012000C:560:2228',
         ]);
-        const window = store.reader.ticker({ date: D1, selection: AU_FUTURES, from: '155900', to: '160000' });
+        const window = await store.reader.ticker({
+          date: D1,
+          selection: AU_FUTURES,
+          from: '155900',
+          to: '160000',
+        });
         expect(window.map((row) => `${row.time}:${row.type}:${row.code}`)).toEqual([
           '160000:settle:HNM2026',
           '160000:settle:BNH2026',
           '155900:settle:BNH2026',
         ]);
-        expect(store.reader.endOfDay({ date: D1, selection: BNH_FUTURES })[0]?.settleCents).toBe(12420);
-        expect(store.reader.endOfDay({ date: D1, selection: AU_OPTIONS })[0]).toMatchObject({
+        expect((await store.reader.endOfDay({ date: D1, selection: BNH_FUTURES }))[0]?.settleCents).toBe(
+          12420,
+        );
+        expect((await store.reader.endOfDay({ date: D1, selection: AU_OPTIONS }))[0]).toMatchObject({
           settleCents: 565,
           impliedVolatility: 2230,
         });
-        const arrivals: ((s: MarketStore) => void)[] = [
+        const arrivals: ((s: MarketStore) => Promise<unknown>)[] = [
           (s) => s.writer.append([...events].reverse()),
-          (s) => {
-            for (const event of [...events].reverse()) s.writer.append([event]);
+          async (s) => {
+            for (const event of [...events].reverse()) await s.writer.append([event]);
           },
-          (s) => {
-            const batch = s.writer.begin();
-            for (const event of events) batch.append([event]);
-            batch.commit();
+          async (s) => {
+            const batch = await s.writer.begin();
+            for (const event of events) await batch.append([event]);
+            await batch.commit();
           },
         ];
         for (const arrive of arrivals) {
           const other = await open();
           try {
-            arrive(other);
-            expect(snapshot(other)).toEqual(snapshot(store));
-            expect(settles(other, AU_OPTIONS)).toEqual(settles(store, AU_OPTIONS));
+            await arrive(other);
+            expect(await snapshot(other)).toEqual(await snapshot(store));
+            expect(await settles(other, AU_OPTIONS)).toEqual(await settles(store, AU_OPTIONS));
           } finally {
-            other.close();
+            await other.close();
           }
         }
       });
 
-      it('commits a multi-append batch at once, or rolls all of it back', () => {
-        const batch = store.writer.begin();
-        batch.append(dayOne());
-        batch.append(dayTwo());
-        batch.rollback();
-        expect(store.reader.version()).toBe(0);
-        expect(exported()).toEqual([]);
+      it('commits a multi-append batch at once, or rolls all of it back', async () => {
+        const batch = await store.writer.begin();
+        await batch.append(dayOne());
+        await batch.append(dayTwo());
+        await batch.rollback();
+        expect(await store.reader.version()).toBe(0);
+        expect(await exported()).toEqual([]);
 
-        const second = store.writer.begin();
-        second.append(dayOne());
-        second.append(dayOne());
-        expect(second.commit()).toEqual({ added: dayOne().length, skipped: dayOne().length });
-        expect(exported()).toHaveLength(dayOne().length);
-        expect(store.reader.endOfDay({ date: D1, selection: BNH_FUTURES })[0]?.volume).toBe(46);
+        const second = await store.writer.begin();
+        await second.append(dayOne());
+        await second.append(dayOne());
+        expect(await second.commit()).toEqual({ added: dayOne().length, skipped: dayOne().length });
+        expect(await exported()).toHaveLength(dayOne().length);
+        expect((await store.reader.endOfDay({ date: D1, selection: BNH_FUTURES }))[0]?.volume).toBe(46);
       });
 
       it('keeps a batch usable after a refused append inside it', async () => {
-        const batch = store.writer.begin();
-        batch.append(dayOne());
-        expect(() =>
+        const batch = await store.writer.begin();
+        await batch.append(dayOne());
+        await expect(
           batch.append([trade(D1, 99, '150500', 'BNH2026', 1, 1), trade(D1, 6, '103000', 'BNH2026', 1, 1)]),
-        ).toThrow(EventConflictError);
-        batch.append(dayTwo());
-        expect(batch.commit()).toEqual({ added: dayOne().length + 7, skipped: 0 });
+        ).rejects.toThrow(EventConflictError);
+        await batch.append(dayTwo());
+        expect(await batch.commit()).toEqual({ added: dayOne().length + 7, skipped: 0 });
         const other = await open();
         try {
-          other.writer.append([...dayOne(), ...dayTwo()]);
-          expect(snapshot(store)).toEqual(snapshot(other));
+          await other.writer.append([...dayOne(), ...dayTwo()]);
+          expect(await snapshot(store)).toEqual(await snapshot(other));
         } finally {
-          other.close();
+          await other.close();
         }
       });
 
-      it('notifies listeners after each commit that added events', () => {
+      it('notifies listeners after each commit that added events', async () => {
         const notices: AppendNotice[] = [];
         const stop = store.onAppend((notice) => notices.push(notice));
-        store.writer.append(dayOne());
-        store.writer.append(dayOne());
-        const batch = store.writer.begin();
-        batch.append(dayTwo());
-        batch.append(dayThree());
+        await store.writer.append(dayOne());
+        await store.writer.append(dayOne());
+        const batch = await store.writer.begin();
+        await batch.append(dayTwo());
+        await batch.append(dayThree());
         expect(notices).toHaveLength(1);
-        batch.commit();
+        await batch.commit();
         stop();
-        store.writer.append([trade(D3, 2, '110000', 'BNH2026', 12335, 1)]);
+        await store.writer.append([trade(D3, 2, '110000', 'BNH2026', 12335, 1)]);
         expect(notices).toEqual([
-          { version: 27, added: 27, dates: [D1] },
-          { version: 35, added: 8, dates: [D2, D3] },
+          { version: 27, added: 27, dates: [D1], revisions: new Map([[D1, 27]]) },
+          {
+            version: 35,
+            added: 8,
+            dates: [D2, D3],
+            revisions: new Map([
+              [D2, 34],
+              [D3, 35],
+            ]),
+          },
         ]);
+      });
+
+      it('gives each day a revision, its highest event id, which a late event for the day raises', async () => {
+        expect(await store.reader.dayRevisions()).toEqual(new Map());
+        await store.writer.append(dayOne());
+        await store.writer.append([...dayTwo(), ...dayThree()]);
+        const revisions = new Map([
+          [D1, 27],
+          [D2, 34],
+          [D3, 35],
+        ]);
+        expect(await store.reader.dayRevisions()).toEqual(revisions);
+        expect(await store.reader.dayRevisions(35)).toEqual(new Map());
+        const notices: AppendNotice[] = [];
+        const stop = store.onAppend((notice) => notices.push(notice));
+        await store.writer.append(dayTwo());
+        await store.writer.append([trade(D1, 99, '150500', 'BNH2026', 12400, 1)]);
+        stop();
+        expect(notices).toEqual([{ version: 36, added: 1, dates: [D1], revisions: new Map([[D1, 36]]) }]);
+        expect(await store.reader.dayRevisions(35)).toEqual(new Map([[D1, 36]]));
+        expect(await store.reader.dayRevisions()).toEqual(new Map([...revisions, [D1, 36]]));
       });
     });
 
     describe('reading', () => {
-      beforeEach(() => {
-        store.writer.append(dayOne());
-        store.writer.append(dayTwo());
-        store.writer.append(dayThree());
+      beforeEach(async () => {
+        await store.writer.append(dayOne());
+        await store.writer.append(dayTwo());
+        await store.writer.append(dayThree());
       });
 
-      it('lists dates per market, per index and overall', () => {
-        expect(store.reader.dates()).toEqual([D1, D2, D3]);
-        expect(store.reader.dates({ market: 'au_gas' })).toEqual([D1]);
-        expect(store.reader.dates({ market: 'au_environmental' })).toEqual([]);
-        expect(store.reader.dates({ index: 'epi' })).toEqual([D1]);
-        expect(store.reader.latestDate()).toBe(D3);
-        expect(store.reader.latestDate({ market: 'nz_electricity' })).toBe(D1);
-        expect(store.reader.latestDate({ index: 'npi' })).toBeUndefined();
+      it('lists dates per market, per index and overall', async () => {
+        expect(await store.reader.dates()).toEqual([D1, D2, D3]);
+        expect(await store.reader.dates({ market: 'au_gas' })).toEqual([D1]);
+        expect(await store.reader.dates({ market: 'au_environmental' })).toEqual([]);
+        expect(await store.reader.dates({ index: 'epi' })).toEqual([D1]);
+        expect(await store.reader.latestDate()).toBe(D3);
+        expect(await store.reader.latestDate({ market: 'nz_electricity' })).toBe(D1);
+        expect(await store.reader.latestDate({ index: 'npi' })).toBeUndefined();
       });
 
-      it('lists the contracts seen, by code, with prefix and option type', () => {
-        expect(store.reader.contracts({ ...AU_FUTURES, prefix: 'BN' }).map((c) => c.code)).toEqual([
+      it('lists the contracts seen, by code, with prefix and option type', async () => {
+        expect((await store.reader.contracts({ ...AU_FUTURES, prefix: 'BN' })).map((c) => c.code)).toEqual([
           'BNH2026',
           'BNU2025',
           'BNZ2025',
         ]);
-        expect(store.reader.contracts(AU_OPTIONS)).toEqual([
+        expect(await store.reader.contracts(AU_OPTIONS)).toEqual([
           { code: 'BNH20260012000C', instrument: 'option', market: 'au_electricity', optionType: 'C' },
           { code: 'BNH20260012000P', instrument: 'option', market: 'au_electricity', optionType: 'P' },
         ]);
-        expect(store.reader.contracts({ ...AU_OPTIONS, optionType: 'P' })).toHaveLength(1);
-        expect(store.reader.contracts({ instrument: 'future', market: 'au_gas' })).toEqual([
+        expect(await store.reader.contracts({ ...AU_OPTIONS, optionType: 'P' })).toHaveLength(1);
+        expect(await store.reader.contracts({ instrument: 'future', market: 'au_gas' })).toEqual([
           { code: 'GZJ2025', instrument: 'future', market: 'au_gas' },
         ]);
       });
 
-      it('serves the ticker newest first, with type, window and code filters', () => {
-        const all = store.reader.ticker({ date: D1, selection: AU_FUTURES, ...WHOLE_DAY });
+      it('serves the ticker newest first, with type, window and code filters', async () => {
+        const all = await store.reader.ticker({ date: D1, selection: AU_FUTURES, ...WHOLE_DAY });
         expect(all.map((row) => `${row.time}:${row.type}:${row.code}`)).toEqual([
           '160000:settle:HNM2026',
           '160000:settle:BNH2026',
@@ -355,7 +405,7 @@ export function describeMarketStore(name: string, open: () => MarketStore | Prom
           publishedAt: null,
           impliedVolatility: null,
         });
-        const window = store.reader.ticker({
+        const window = await store.reader.ticker({
           date: D1,
           selection: AU_FUTURES,
           type: 'trade',
@@ -363,14 +413,14 @@ export function describeMarketStore(name: string, open: () => MarketStore | Prom
           to: '110000',
         });
         expect(window.map((row) => row.priceCents)).toEqual([12600, 12501, 12633, 10956, 12282, 12185]);
-        const exact = store.reader.ticker({
+        const exact = await store.reader.ticker({
           date: D1,
           selection: { ...AU_FUTURES, prefix: 'BNH2026' },
           ...WHOLE_DAY,
         });
         expect(new Set(exact.map((row) => row.code))).toEqual(new Set(['BNH2026']));
         expect(exact).toHaveLength(10);
-        const calls = store.reader.ticker({
+        const calls = await store.reader.ticker({
           date: D1,
           selection: { ...AU_OPTIONS, optionType: 'C' },
           ...WHOLE_DAY,
@@ -381,11 +431,11 @@ export function describeMarketStore(name: string, open: () => MarketStore | Prom
           ['settle', 560, 2228],
           ['trade', 550, null],
         ]);
-        expect(store.reader.ticker({ date: D3, selection: AU_OPTIONS, ...WHOLE_DAY })).toEqual([]);
+        expect(await store.reader.ticker({ date: D3, selection: AU_OPTIONS, ...WHOLE_DAY })).toEqual([]);
       });
 
-      it('keeps the trade log in time order with hours, face value and MWh', () => {
-        const log = store.reader.tradeLog({ date: D1, selection: { market: 'au_electricity' } });
+      it('keeps the trade log in time order with hours, face value and MWh', async () => {
+        const log = await store.reader.tradeLog({ date: D1, selection: { market: 'au_electricity' } });
         expect(log.map((row) => row.code)).toEqual([
           'HNM2026',
           'BNU2025',
@@ -421,7 +471,7 @@ export function describeMarketStore(name: string, open: () => MarketStore | Prom
           faceValueMillis: 30 * 13000 * 2160 * 10,
           mwhTenths: 30 * 2160 * 10,
         });
-        const gas = store.reader.tradeLog({ date: D1, selection: { market: 'au_gas' } });
+        const gas = await store.reader.tradeLog({ date: D1, selection: { market: 'au_gas' } });
         expect(gas).toEqual([
           {
             date: D1,
@@ -437,40 +487,49 @@ export function describeMarketStore(name: string, open: () => MarketStore | Prom
             mwhTenths: null,
           },
         ]);
-        const nz = store.reader.tradeLog({ date: D1, selection: { market: 'nz_electricity' } });
+        const nz = await store.reader.tradeLog({ date: D1, selection: { market: 'nz_electricity' } });
         expect(nz[0]).toMatchObject({
           code: 'EAH2026',
           hours: 2160,
           faceValueMillis: 3 * 15000 * 2160,
           mwhTenths: 6480,
         });
-        const options = store.reader.tradeLog({ date: D1, selection: { ...AU_OPTIONS, prefix: 'BNH2026' } });
+        const options = await store.reader.tradeLog({
+          date: D1,
+          selection: { ...AU_OPTIONS, prefix: 'BNH2026' },
+        });
         expect(options.map((row) => row.code)).toEqual(['BNH20260012000C', 'BNH20260012000P']);
       });
 
-      it('serves intraday trades newest first from a time on', () => {
-        const rows = store.reader.trades({ date: D1, selection: BNH_FUTURES, from: '110000' });
+      it('serves intraday trades newest first from a time on', async () => {
+        const rows = await store.reader.trades({ date: D1, selection: BNH_FUTURES, from: '110000' });
         expect(rows.map((row) => row.priceCents)).toEqual([11000, 12400, 13000, 12600]);
-        const market = store.reader.trades({ date: D1, selection: { market: 'au_electricity' } });
+        const market = await store.reader.trades({ date: D1, selection: { market: 'au_electricity' } });
         expect(market).toHaveLength(11);
         expect(market[0]?.code).toBe('BNH20260012000P');
-        expect(store.reader.trades({ date: D1, selection: AU_OPTIONS, from: '140001' })).toHaveLength(1);
+        expect(await store.reader.trades({ date: D1, selection: AU_OPTIONS, from: '140001' })).toHaveLength(
+          1,
+        );
       });
 
-      it('reports the time of the latest event of a market', () => {
-        expect(store.reader.lastUpdate({ date: D1, market: 'au_electricity' })).toBe('160500');
-        expect(store.reader.lastUpdate({ date: D1, market: 'nz_electricity' })).toBe('141000');
-        expect(store.reader.lastUpdate({ date: D2, market: 'au_gas' })).toBeUndefined();
+      it('reports the time of the latest event of a market', async () => {
+        expect(await store.reader.lastUpdate({ date: D1, market: 'au_electricity' })).toBe('160500');
+        expect(await store.reader.lastUpdate({ date: D1, market: 'nz_electricity' })).toBe('141000');
+        expect(await store.reader.lastUpdate({ date: D2, market: 'au_gas' })).toBeUndefined();
       });
 
-      it('serves messages and custom markets newest first', () => {
-        const board = store.reader.messages({ date: D1, market: 'au_electricity', board: 'message_board' });
+      it('serves messages and custom markets newest first', async () => {
+        const board = await store.reader.messages({
+          date: D1,
+          market: 'au_electricity',
+          board: 'message_board',
+        });
         expect(board).toEqual([
           { time: '101000', text: 'RFQ: BNH6' },
           { time: '100500', text: 'RFQ: HNZ6' },
         ]);
         expect(
-          store.reader.messages({
+          await store.reader.messages({
             date: D1,
             market: 'au_electricity',
             board: 'message_board',
@@ -478,10 +537,12 @@ export function describeMarketStore(name: string, open: () => MarketStore | Prom
           }),
         ).toEqual([{ time: '101000', text: 'RFQ: BNH6' }]);
         expect(
-          store.reader.messages({ date: D1, market: 'au_electricity', board: 'registered_trades' }),
+          await store.reader.messages({ date: D1, market: 'au_electricity', board: 'registered_trades' }),
         ).toEqual([{ time: '113000', text: 'Block BNH2026 30 @ 130.00' }]);
-        expect(store.reader.messages({ date: D1, market: 'au_gas', board: 'message_board' })).toEqual([]);
-        expect(store.reader.customMarkets({ date: D1, market: 'au_electricity' })).toEqual([
+        expect(await store.reader.messages({ date: D1, market: 'au_gas', board: 'message_board' })).toEqual(
+          [],
+        );
+        expect(await store.reader.customMarkets({ date: D1, market: 'au_electricity' })).toEqual([
           {
             time: '120500',
             contract: 'BNH2026-BNM2026',
@@ -493,13 +554,13 @@ export function describeMarketStore(name: string, open: () => MarketStore | Prom
             ],
           },
         ]);
-        expect(store.reader.customMarkets({ date: D1, market: 'au_electricity', from: '120501' })).toEqual(
-          [],
-        );
+        expect(
+          await store.reader.customMarkets({ date: D1, market: 'au_electricity', from: '120501' }),
+        ).toEqual([]);
       });
 
-      it('summarises each contract at the end of the day, prices from on-screen trades only', () => {
-        const [bnh] = store.reader.endOfDay({ date: D1, selection: BNH_FUTURES });
+      it('summarises each contract at the end of the day, prices from on-screen trades only', async () => {
+        const [bnh] = await store.reader.endOfDay({ date: D1, selection: BNH_FUTURES });
         expect(bnh).toEqual({
           code: 'BNH2026',
           date: D1,
@@ -515,7 +576,7 @@ export function describeMarketStore(name: string, open: () => MarketStore | Prom
           openInterest: 1000,
           impliedVolatility: null,
         });
-        const futures = store.reader.endOfDay({ date: D1, selection: AU_FUTURES });
+        const futures = await store.reader.endOfDay({ date: D1, selection: AU_FUTURES });
         expect(futures.map((row) => row.code)).toEqual(['BNH2026', 'BNU2025', 'BNZ2025', 'HNM2026']);
         // strip legs count in volume but set no prices
         expect(futures[1]).toMatchObject({ volume: 2, firstCents: null, highCents: null, lowCents: null });
@@ -525,7 +586,7 @@ export function describeMarketStore(name: string, open: () => MarketStore | Prom
           settleCents: 12185,
           openInterest: 0,
         });
-        const options = store.reader.endOfDay({ date: D1, selection: AU_OPTIONS });
+        const options = await store.reader.endOfDay({ date: D1, selection: AU_OPTIONS });
         expect(
           options.map((row) => [row.code, row.optionType, row.impliedVolatility, row.openInterest]),
         ).toEqual([
@@ -533,12 +594,12 @@ export function describeMarketStore(name: string, open: () => MarketStore | Prom
           ['BNH20260012000P', 'P', null, 0],
         ]);
         expect(
-          store.reader.endOfDay({ date: D1, selection: { ...AU_OPTIONS, optionType: 'P' } }),
+          await store.reader.endOfDay({ date: D1, selection: { ...AU_OPTIONS, optionType: 'P' } }),
         ).toHaveLength(1);
       });
 
-      it('builds intraday rows from today and the previous dates', () => {
-        expect(store.reader.intraday({ date: D3, selection: BNH_FUTURES })).toEqual([
+      it('builds intraday rows from today and the previous dates', async () => {
+        expect(await store.reader.intraday({ date: D3, selection: BNH_FUTURES })).toEqual([
           {
             code: 'BNH2026',
             bidSize: 1,
@@ -555,7 +616,7 @@ export function describeMarketStore(name: string, open: () => MarketStore | Prom
             impliedVolatility: null,
           },
         ]);
-        const options = store.reader.intraday({ date: D3, selection: AU_OPTIONS });
+        const options = await store.reader.intraday({ date: D3, selection: AU_OPTIONS });
         expect(options).toEqual([
           expect.objectContaining({
             code: 'BNH20260012000C',
@@ -566,7 +627,7 @@ export function describeMarketStore(name: string, open: () => MarketStore | Prom
             openInterestChange: 10,
           }),
         ]);
-        const second = store.reader.intraday({ date: D2, selection: AU_FUTURES });
+        const second = await store.reader.intraday({ date: D2, selection: AU_FUTURES });
         expect(second.map((row) => row.code)).toEqual(['BNH2026', 'BNU2025', 'BNZ2025', 'HNM2026']);
         expect(second[0]).toMatchObject({
           bidCents: 12300,
@@ -584,7 +645,7 @@ export function describeMarketStore(name: string, open: () => MarketStore | Prom
           settleCents: 12185,
           lastCents: null,
         });
-        const first = store.reader.intraday({ date: D1, selection: BNH_FUTURES });
+        const first = await store.reader.intraday({ date: D1, selection: BNH_FUTURES });
         expect(first[0]).toMatchObject({
           lastCents: 12400,
           volume: 46,
@@ -593,16 +654,16 @@ export function describeMarketStore(name: string, open: () => MarketStore | Prom
         });
       });
 
-      it('serves index values by year', () => {
-        expect(store.reader.indexValues({ index: 'epi', date: D1 })).toEqual([
+      it('serves index values by year', async () => {
+        expect(await store.reader.indexValues({ index: 'epi', date: D1 })).toEqual([
           { date: D1, year: 2026, valueCents: 11500 },
           { date: D1, year: 2027, valueCents: 11000 },
         ]);
-        expect(store.reader.indexValues({ index: 'npi', date: D1 })).toEqual([]);
+        expect(await store.reader.indexValues({ index: 'npi', date: D1 })).toEqual([]);
       });
 
-      it('sums datamine volume per region, class, block and efp', () => {
-        const au = store.reader.datamineVolume({ market: 'au_electricity', from: D1, to: D3 });
+      it('sums datamine volume per region, class, block and efp', async () => {
+        const au = await store.reader.datamineVolume({ market: 'au_electricity', from: D1, to: D3 });
         expect(au.tradingDays).toBe(3);
         const bnhMwh = (3 + 5 + 4) * 2160 * 10;
         expect(au.groups).toEqual([
@@ -656,10 +717,10 @@ export function describeMarketStore(name: string, open: () => MarketStore | Prom
             count: 1,
           },
         ]);
-        const oneDay = store.reader.datamineVolume({ market: 'au_electricity', from: D2, to: D2 });
+        const oneDay = await store.reader.datamineVolume({ market: 'au_electricity', from: D2, to: D2 });
         expect(oneDay.tradingDays).toBe(1);
         expect(oneDay.groups.map((group) => group.volume)).toEqual([1]);
-        const nz = store.reader.datamineVolume({ market: 'nz_electricity', from: D1, to: D3 });
+        const nz = await store.reader.datamineVolume({ market: 'nz_electricity', from: D1, to: D3 });
         expect(nz).toEqual({
           tradingDays: 1,
           groups: [
@@ -678,8 +739,8 @@ export function describeMarketStore(name: string, open: () => MarketStore | Prom
         });
       });
 
-      it('sums open interest at the close of a date per region and class', () => {
-        expect(store.reader.datamineOpenInterest({ market: 'au_electricity', date: D1 })).toEqual([
+      it('sums open interest at the close of a date per region and class', async () => {
+        expect(await store.reader.datamineOpenInterest({ market: 'au_electricity', date: D1 })).toEqual([
           {
             region: 'nsw',
             productClass: 'averageOptions',
@@ -697,7 +758,7 @@ export function describeMarketStore(name: string, open: () => MarketStore | Prom
             faceValueMillis: 1000 * 12400 * 2160 * 10,
           },
         ]);
-        expect(store.reader.datamineOpenInterest({ market: 'au_electricity', date: D3 })).toEqual([]);
+        expect(await store.reader.datamineOpenInterest({ market: 'au_electricity', date: D3 })).toEqual([]);
       });
     });
 
@@ -714,39 +775,56 @@ export function describeMarketStore(name: string, open: () => MarketStore | Prom
         perMinute: 120,
       };
 
-      it('stores, finds, lists and revokes keys', () => {
-        store.keys.insertKey(key);
-        store.keys.insertKey({
+      it('stores, finds, lists and revokes keys', async () => {
+        await store.keys.insertKey(key);
+        await store.keys.insertKey({
           ...key,
           id: 'gq_def',
           level: 'end_of_day',
           createdAt: '2025-02-20T00:00:00.000Z',
         });
-        expect(store.keys.findKey('gq_abc')).toEqual(key);
-        expect(store.keys.findKey('gq_zzz')).toBeUndefined();
-        expect(store.keys.listKeys().map((record) => record.id)).toEqual(['gq_abc', 'gq_def']);
-        expect(store.keys.revokeKey('gq_abc', '2025-03-01T00:00:00.000Z')).toBe(true);
-        expect(store.keys.revokeKey('gq_abc', '2025-04-01T00:00:00.000Z')).toBe(true);
-        expect(store.keys.findKey('gq_abc')?.revokedAt).toBe('2025-03-01T00:00:00.000Z');
-        expect(store.keys.revokeKey('gq_zzz', '2025-03-01T00:00:00.000Z')).toBe(false);
-        expect(() => store.keys.insertKey(key)).toThrow();
+        expect(await store.keys.findKey('gq_abc')).toEqual(key);
+        expect(await store.keys.findKey('gq_zzz')).toBeUndefined();
+        expect((await store.keys.listKeys()).map((record) => record.id)).toEqual(['gq_abc', 'gq_def']);
+        expect(await store.keys.revokeKey('gq_abc', '2025-03-01T00:00:00.000Z')).toBe(true);
+        expect(await store.keys.revokeKey('gq_abc', '2025-04-01T00:00:00.000Z')).toBe(true);
+        expect((await store.keys.findKey('gq_abc'))?.revokedAt).toBe('2025-03-01T00:00:00.000Z');
+        expect(await store.keys.revokeKey('gq_zzz', '2025-03-01T00:00:00.000Z')).toBe(false);
+        await expect(store.keys.insertKey(key)).rejects.toThrow();
       });
     });
   });
 }
 
 /** Most answers about the three contract days, to compare two stores. */
-export function snapshot(store: MarketStore) {
+export async function snapshot(store: MarketStore) {
   const { reader } = store;
-  return [D1, D2, D3].map((date) => ({
-    eod: [AU_FUTURES, AU_OPTIONS].map((selection) => reader.endOfDay({ date, selection })),
-    intraday: [AU_FUTURES, AU_OPTIONS].map((selection) => reader.intraday({ date, selection })),
-    ticker: reader.ticker({ date, selection: AU_FUTURES, ...WHOLE_DAY }),
-    log: reader.tradeLog({ date, selection: { market: 'au_electricity' } }),
-    messages: reader.messages({ date, market: 'au_electricity', board: 'message_board' }),
-    lastUpdate: reader.lastUpdate({ date, market: 'au_electricity' }),
-    index: reader.indexValues({ index: 'epi', date }),
-    oi: reader.datamineOpenInterest({ market: 'au_electricity', date }),
-    volume: reader.datamineVolume({ market: 'au_electricity', from: date, to: date }),
-  }));
+  const days = [];
+  for (const date of [D1, D2, D3]) {
+    days.push({
+      eod: [
+        await reader.endOfDay({ date, selection: AU_FUTURES }),
+        await reader.endOfDay({ date, selection: AU_OPTIONS }),
+      ],
+      intraday: [
+        await reader.intraday({ date, selection: AU_FUTURES }),
+        await reader.intraday({ date, selection: AU_OPTIONS }),
+      ],
+      ticker: await reader.ticker({ date, selection: AU_FUTURES, ...WHOLE_DAY }),
+      log: await reader.tradeLog({ date, selection: { market: 'au_electricity' } }),
+      messages: await reader.messages({ date, market: 'au_electricity', board: 'message_board' }),
+      lastUpdate: await reader.lastUpdate({ date, market: 'au_electricity' }),
+      index: await reader.indexValues({ index: 'epi', date }),
+      oi: await reader.datamineOpenInterest({ market: 'au_electricity', date }),
+      volume: await reader.datamineVolume({ market: 'au_electricity', from: date, to: date }),
+    });
+  }
+  return days;
+}
+
+/** Every line of an event log, in its order. */
+export async function collect(lines: AsyncIterable<string>): Promise<string[]> {
+  const all: string[] = [];
+  for await (const line of lines) all.push(line);
+  return all;
 }

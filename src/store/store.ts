@@ -151,13 +151,19 @@ export type DateScope = { readonly market: MarketCode } | { readonly index: Inde
 
 export interface MarketReader {
   /** Monotonic version of the stored data (the last assigned event sequence); 0 when empty. */
-  version(): number;
+  version(): Promise<number>;
+  /**
+   * Each trading day's revision: the highest event id (version) stored for that date, so any
+   * event added to a day, late corrections included, raises it. Only days whose revision is above
+   * `since` when given (what changed after a version one has seen), every day otherwise.
+   */
+  dayRevisions(since?: number): Promise<Map<string, number>>;
   /** Listed contracts (seen in the data) of a selection, ordered by code. */
-  contracts(selection: Selection): ContractRecord[];
+  contracts(selection: Selection): Promise<ContractRecord[]>;
   /** Dates holding data for the scope (any market when omitted), ascending. */
-  dates(scope?: DateScope): string[];
+  dates(scope?: DateScope): Promise<string[]>;
   /** Latest date holding data for the scope; without a scope, the exchange's current day. */
-  latestDate(scope?: DateScope): string | undefined;
+  latestDate(scope?: DateScope): Promise<string | undefined>;
   /** Book, trade and settle messages of a date, newest first (time desc, then arrival desc). */
   ticker(query: {
     date: string;
@@ -165,31 +171,36 @@ export interface MarketReader {
     type?: 'book' | 'trade' | 'settle';
     from: string;
     to: string;
-  }): TickerRow[];
+  }): Promise<TickerRow[]>;
   /** Trades of a date in time order (then arrival order); a MarketScope means both instruments. */
-  tradeLog(query: { date: string; selection: Selection | MarketScope }): TradeRow[];
+  tradeLog(query: { date: string; selection: Selection | MarketScope }): Promise<TradeRow[]>;
   /** Trades of a date from a time on, newest first; a MarketScope means both instruments. */
-  trades(query: { date: string; selection: Selection | MarketScope; from?: string }): TradeRow[];
+  trades(query: { date: string; selection: Selection | MarketScope; from?: string }): Promise<TradeRow[]>;
   /** HHmmss of the latest event of the market on that date (any type), if any. */
-  lastUpdate(query: { date: string; market: MarketCode }): string | undefined;
+  lastUpdate(query: { date: string; market: MarketCode }): Promise<string | undefined>;
   /** Messages of a date from a time on, newest first (time desc, then arrival desc). */
-  messages(query: { date: string; market: MarketCode; board: MessageBoard; from?: string }): MessageRow[];
+  messages(query: {
+    date: string;
+    market: MarketCode;
+    board: MessageBoard;
+    from?: string;
+  }): Promise<MessageRow[]>;
   /** Custom-market records of a date from a time on, newest first. */
-  customMarkets(query: { date: string; market: MarketCode; from?: string }): CustomMarketRow[];
+  customMarkets(query: { date: string; market: MarketCode; from?: string }): Promise<CustomMarketRow[]>;
   /** End-of-day records of a date, by code ascending. */
-  endOfDay(query: { date: string; selection: Selection }): EndOfDayRow[];
+  endOfDay(query: { date: string; selection: Selection }): Promise<EndOfDayRow[]>;
   /**
    * Intraday snapshot of a date, by code ascending: every contract of the selection with data
    * that date or the previous date of its market; previous-day fields from that prior date.
    */
-  intraday(query: { date: string; selection: Selection }): IntradayRow[];
-  indexValues(query: { index: IndexName; date: string }): IndexRow[];
+  intraday(query: { date: string; selection: Selection }): Promise<IntradayRow[]>;
+  indexValues(query: { index: IndexName; date: string }): Promise<IndexRow[]>;
   /** Trade sums per group over [from, to]; tradingDays = dates of the market with data in it. */
-  datamineVolume(query: { market: 'au_electricity' | 'nz_electricity'; from: string; to: string }): {
+  datamineVolume(query: { market: 'au_electricity' | 'nz_electricity'; from: string; to: string }): Promise<{
     tradingDays: number;
     groups: VolumeGroup[];
-  };
-  datamineOpenInterest(query: { market: 'au_electricity'; date: string }): OpenInterestGroup[];
+  }>;
+  datamineOpenInterest(query: { market: 'au_electricity'; date: string }): Promise<OpenInterestGroup[]>;
 }
 
 /**
@@ -286,32 +297,36 @@ export interface AppendResult {
  */
 export interface MarketWriter {
   /** One batch, one transaction: all of it is stored or none. */
-  append(events: readonly ValidatedEvent[]): AppendResult;
+  append(events: readonly ValidatedEvent[]): Promise<AppendResult>;
   /**
    * Opens a batch spanning several appends (streamed input too large for one array). Nothing
    * is visible to other connections until commit; rollback discards all of it. One at a time.
    */
-  begin(): WriteBatch;
+  begin(): Promise<WriteBatch>;
 }
 
 export interface WriteBatch {
-  append(events: readonly ValidatedEvent[]): AppendResult;
+  append(events: readonly ValidatedEvent[]): Promise<AppendResult>;
   /** Commits and returns the totals of the batch. */
-  commit(): AppendResult;
-  rollback(): void;
+  commit(): Promise<AppendResult>;
+  rollback(): Promise<void>;
 }
 
 /** The stored event stream itself, for export and round trips. */
 export interface EventLog {
   /** Canonical lines ordered by date then seq; one date when given. Lazy: for big exports. */
-  lines(query?: { date?: string }): IterableIterator<string>;
+  lines(query?: { date?: string }): AsyncIterable<string>;
 }
 
 /** What a committed append changed: the new version and the dates it touched. */
 export interface AppendNotice {
   readonly version: number;
+  /** Events added; 0 when unknown (a commit seen from another process). */
   readonly added: number;
+  /** The dates the commit added events to, ascending. */
   readonly dates: readonly string[];
+  /** The new revision of each of those dates (MarketReader.dayRevisions). */
+  readonly revisions: ReadonlyMap<string, number>;
 }
 
 /** An opened store: one value holding every interface of one adapter. */
@@ -320,9 +335,13 @@ export interface MarketStore {
   readonly writer: MarketWriter;
   readonly events: EventLog;
   readonly keys: KeyStore;
-  /** Called after each commit that added events (in-process only; other processes poll version()). */
+  /**
+   * Called after each commit that added events: commits of this process at once, and, while a
+   * listener is registered, commits of other processes sharing the store within a short poll
+   * (SQLite: its data_version, checked every STORE_POLL_MS). Returns the unsubscribe function.
+   */
   onAppend(listener: (notice: AppendNotice) => void): () => void;
-  close(): void;
+  close(): Promise<void>;
 }
 
 export interface ApiKeyRecord {
@@ -342,9 +361,9 @@ export interface ApiKeyRecord {
 }
 
 export interface KeyStore {
-  insertKey(record: ApiKeyRecord): void;
-  findKey(id: string): ApiKeyRecord | undefined;
-  listKeys(): ApiKeyRecord[];
+  insertKey(record: ApiKeyRecord): Promise<void>;
+  findKey(id: string): Promise<ApiKeyRecord | undefined>;
+  listKeys(): Promise<ApiKeyRecord[]>;
   /** Returns false when no such key exists. */
-  revokeKey(id: string, at: string): boolean;
+  revokeKey(id: string, at: string): Promise<boolean>;
 }

@@ -111,15 +111,15 @@ describe('GET /api/data', () => {
     const live = await createHarness({ days: 2, until: '20250227' });
     try {
       const day = live.simulator.simulateDay('20250228');
-      ingestEvents(
+      await ingestEvents(
         live.store.writer,
         day.filter((event) => event.time < '120000'),
       );
-      expect(live.store.reader.latestDate()).toBe('20250228');
+      expect(await live.store.reader.latestDate()).toBe('20250228');
       expect((await live.get('/api/data?futures=BNH')).json().date).toBe('20250227');
       expect((await live.get('/api/data?futures=BNH&date=20250228')).json().date).toBe('20250228');
       // Once the day settles, it is the default.
-      ingestEvents(
+      await ingestEvents(
         live.store.writer,
         day.filter((event) => event.time >= '120000'),
       );

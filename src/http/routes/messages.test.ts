@@ -33,7 +33,7 @@ let api: Harness;
 beforeAll(async () => {
   api = await createHarness({ days: 2 });
   // Free text with the CSV's delimiter and a quote, late on the current day.
-  ingestEvents(api.store.writer, [
+  await ingestEvents(api.store.writer, [
     {
       type: 'message',
       date: '20250228',

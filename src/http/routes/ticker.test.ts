@@ -34,7 +34,7 @@ let api: Harness;
 let exactOption: string;
 beforeAll(async () => {
   api = await createHarness({ days: 3 });
-  const listed = api.store.reader.contracts({
+  const listed = await api.store.reader.contracts({
     instrument: 'option',
     market: 'au_electricity',
     prefix: 'BNH2026',

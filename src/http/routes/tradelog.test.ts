@@ -95,7 +95,7 @@ describe('GET /api/tradelog', () => {
   });
 
   it('answers a listed contract that did not trade with empty data and a zero summary', async () => {
-    const listed = api.store.reader.contracts({ instrument: 'future', market: 'au_electricity' });
+    const listed = await api.store.reader.contracts({ instrument: 'future', market: 'au_electricity' });
     const traded = new Set((await tradelog('market=au_electricity')).data.map((entry) => entry.code));
     const quiet = listed.find((contract) => !traded.has(`${contract.code}F`));
     expect(quiet).toBeDefined();

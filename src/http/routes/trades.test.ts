@@ -72,7 +72,7 @@ describe('GET /api/trades', () => {
   });
 
   it('answers a listed contract without trades with empty trades and last_trade ""', async () => {
-    const listed = api.store.reader.contracts({ instrument: 'future', market: 'au_electricity' });
+    const listed = await api.store.reader.contracts({ instrument: 'future', market: 'au_electricity' });
     const traded = new Set((await trades('market=au_electricity')).rows.map((trade) => trade.code));
     const quiet = listed.find((contract) => !traded.has(contract.code));
     expect(quiet).toBeDefined();

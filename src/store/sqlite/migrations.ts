@@ -209,6 +209,16 @@ export const MIGRATIONS: readonly string[] = [
           AND d.code = ticks.code
     );
   `,
+  `
+  -- Each date's revision (store.ts dayRevisions): the highest event id stored for it, kept by
+  -- the writer, so that a late event for a past day changes that day's validators and another
+  -- process can ask which days changed since a version it saw without scanning the events.
+  CREATE TABLE day_revisions (
+    date INTEGER PRIMARY KEY,
+    revision INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  INSERT INTO day_revisions (date, revision) SELECT date, max(id) FROM events GROUP BY date;
+  `,
 ];
 
 /** Brings the schema up to date, each migration in its own transaction. */

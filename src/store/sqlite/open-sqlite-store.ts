@@ -5,6 +5,7 @@ import { createSqliteEventLog } from './sqlite-event-log.js';
 import { createSqliteKeyStore } from './sqlite-keys.js';
 import { createSqliteReader } from './sqlite-reader.js';
 import { createSqliteWriter } from './sqlite-writer.js';
+import { promised, promisedEventLog, promisedWriter } from './synchronous.js';
 
 export const MEMORY = ':memory:';
 
@@ -12,7 +13,8 @@ export const MEMORY = ':memory:';
  * Opens (creating and migrating as needed) a store in a SQLite file, or in memory for tests.
  * A file gets two connections: writes go through one and reads through a read-only other, so
  * WAL gives every read a committed snapshot, even while a streamed batch is half written. An
- * in-memory database exists only inside its one connection, which then does both.
+ * in-memory database exists only inside its one connection, which then does both. Opening is
+ * synchronous (tests and tools may use the store at once); every method of the store is async.
  */
 export function openSqliteStore(path: string): MarketStore {
   const writeDb = new Database(path);
@@ -39,17 +41,17 @@ export function openSqliteStore(path: string): MarketStore {
   };
 
   return {
-    reader: createSqliteReader(readDb),
-    writer: createSqliteWriter(writeDb, notify),
-    events: createSqliteEventLog(readDb),
-    keys: createSqliteKeyStore(writeDb),
+    reader: promised(createSqliteReader(readDb)),
+    writer: promisedWriter(createSqliteWriter(writeDb, notify)),
+    events: promisedEventLog(createSqliteEventLog(readDb)),
+    keys: promised(createSqliteKeyStore(writeDb)),
     onAppend(listener) {
       listeners.add(listener);
       return () => {
         listeners.delete(listener);
       };
     },
-    close() {
+    async close() {
       listeners.clear();
       if (writeDb.inTransaction) writeDb.exec('ROLLBACK');
       if (readDb !== writeDb) readDb.close();

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { ApiKeyRecord, KeyStore } from '../store.js';
+import type { Synchronous } from './synchronous.js';
 
 interface KeyDbRow {
   id: string;
@@ -25,7 +26,7 @@ interface KeyDbRow {
 export function createSqliteKeyStore(
   db: Database.Database,
   options: { readonly recheckMs?: number; readonly now?: () => number } = {},
-): KeyStore {
+): Synchronous<KeyStore> {
   const recheckMs = options.recheckMs ?? 1000;
   const now = options.now ?? (() => performance.now());
   const s = {

@@ -26,6 +26,7 @@ import {
   tickKindOfId,
   timeToInt,
 } from './ids.js';
+import type { Synchronous } from './synchronous.js';
 
 /**
  * MarketReader over the SQLite views. Every statement is prepared once; rows become domain
@@ -114,9 +115,10 @@ const DAILY_COLUMNS = `code, option_type, bid_cents, bid_size, ask_cents, ask_si
 const DAILY_FILTER = `date = @date AND market = @market AND instrument = @instrument AND code >= @lo AND code < @hi
   AND (@optionType IS NULL OR option_type = @optionType)`;
 
-export function createSqliteReader(db: Database.Database): MarketReader {
+export function createSqliteReader(db: Database.Database): Synchronous<MarketReader> {
   const s = {
     version: db.prepare("SELECT value FROM meta WHERE key = 'version'").pluck(),
+    revisions: db.prepare('SELECT date, revision FROM day_revisions WHERE revision > ?').raw(),
     contracts: db.prepare(
       `SELECT code, instrument, market, option_type FROM contracts
         WHERE market = @market AND instrument = @instrument AND code >= @lo AND code < @hi
@@ -216,6 +218,11 @@ export function createSqliteReader(db: Database.Database): MarketReader {
 
   return {
     version: () => Number(s.version.get()),
+
+    dayRevisions(since) {
+      const rows = s.revisions.all(since ?? -1) as [number, number][];
+      return new Map(rows.map(([date, revision]) => [intToDate(date), revision]));
+    },
 
     contracts(selection) {
       const rows = s.contracts.all(selectionParams(selection)) as {

@@ -5,13 +5,14 @@ import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { EventConflictError } from '../event-conflict-error.js';
 import type { MarketStore } from '../store.js';
-import { dayOne, dayThree, dayTwo, describeMarketStore, snapshot } from '../store-contract.js';
+import { collect, dayOne, dayThree, dayTwo, describeMarketStore, snapshot } from '../store-contract.js';
 import { book, settle, trade } from '../store-contract-events.js';
 import { MIGRATIONS, migrate } from './migrations.js';
 import { MEMORY, openSqliteStore } from './open-sqlite-store.js';
 import { createSqliteKeyStore } from './sqlite-keys.js';
 import { createSqliteReader } from './sqlite-reader.js';
 import { createSqliteWriter } from './sqlite-writer.js';
+import { promised } from './synchronous.js';
 
 const directory = mkdtempSync(join(tmpdir(), 'gridquote-store-'));
 let files = 0;
@@ -26,22 +27,22 @@ describeMarketStore('sqlite in memory', () => openSqliteStore(MEMORY));
 describeMarketStore('sqlite file', () => openSqliteStore(freshFile()));
 
 describe('sqlite store file', () => {
-  it('is created in WAL mode with every migration applied, and keeps its data', () => {
+  it('is created in WAL mode with every migration applied, and keeps its data', async () => {
     const path = freshFile();
     const store = openSqliteStore(path);
-    store.writer.append(dayOne());
-    store.close();
+    await store.writer.append(dayOne());
+    await store.close();
     const db = new Database(path, { readonly: true });
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
     db.close();
     const reopened = openSqliteStore(path);
-    expect(reopened.reader.version()).toBe(dayOne().length);
-    expect([...reopened.events.lines()]).toEqual(dayOne().map((event) => event.line));
-    reopened.close();
+    expect(await reopened.reader.version()).toBe(dayOne().length);
+    expect(await collect(reopened.events.lines())).toEqual(dayOne().map((event) => event.line));
+    await reopened.close();
   });
 
-  it('refuses a database from a newer program', () => {
+  it('refuses a database from a newer program', async () => {
     const path = freshFile();
     const db = new Database(path);
     db.pragma(`user_version = ${MIGRATIONS.length + 1}`);
@@ -49,7 +50,7 @@ describe('sqlite store file', () => {
     expect(() => openSqliteStore(path)).toThrow(/newer than this program/);
   });
 
-  it('moves the latest settles from ticks into daily when migrating a version-1 file', () => {
+  it('moves the latest settles from ticks into daily when migrating a version-1 file', async () => {
     const path = freshFile();
     // As version 1 wrote them: every settle in ticks, the latest of a contract also in daily.
     const old = new Database(path);
@@ -73,35 +74,36 @@ describe('sqlite store file', () => {
 
     const migrated = openSqliteStore(path);
     const fresh = openSqliteStore(MEMORY);
-    fresh.writer.append([
+    await fresh.writer.append([
       book('20250219', 1, '100000', 'BNH2026', [12400, 1], null),
       settle('20250219', 21, 'BNH2026', 12400),
       settle('20250219', 30, 'BNH2026', 12410, null, '155900'),
       settle('20250219', 22, 'BNH20260012000C', 560, 2228),
     ]);
-    const answers = (store: MarketStore) =>
-      (['future', 'option'] as const).map((instrument) => {
+    const answers = async (store: MarketStore) => {
+      const all = [];
+      for (const instrument of ['future', 'option'] as const) {
         const selection = { market: 'au_electricity', instrument } as const;
-        return {
-          ticker: store.reader.ticker({ date: '20250219', selection, from: '000000', to: '235959' }),
-          eod: store.reader.endOfDay({ date: '20250219', selection }),
-        };
-      });
-    expect(answers(migrated)).toEqual(answers(fresh));
-    expect(answers(migrated)[0]?.ticker.map((row) => `${row.time}:${row.type}:${row.settleCents}`)).toEqual([
-      '160000:settle:12400',
-      '155900:settle:12410',
-      '100000:book:null',
-    ]);
-    migrated.close();
-    fresh.close();
+        all.push({
+          ticker: await store.reader.ticker({ date: '20250219', selection, from: '000000', to: '235959' }),
+          eod: await store.reader.endOfDay({ date: '20250219', selection }),
+        });
+      }
+      return all;
+    };
+    expect(await answers(migrated)).toEqual(await answers(fresh));
+    expect(
+      (await answers(migrated))[0]?.ticker.map((row) => `${row.time}:${row.type}:${row.settleCents}`),
+    ).toEqual(['160000:settle:12400', '155900:settle:12410', '100000:book:null']);
+    await migrated.close();
+    await fresh.close();
     const db = new Database(path, { readonly: true });
     // only the superseded settle is left in ticks
     expect(db.prepare('SELECT seq FROM ticks WHERE kind = 3').pluck().all()).toEqual([21]);
     db.close();
   });
 
-  it('writes the summed views of a long batch in parts, and keeps them summed past a failed append', () => {
+  it('writes the summed views of a long batch in parts, and keeps them summed past a failed append', async () => {
     const db = new Database(MEMORY);
     migrate(db);
     // one daily row is enough to write the sums at the next append
@@ -117,27 +119,27 @@ describe('sqlite store file', () => {
     for (const event of [...dayTwo(), ...dayThree()]) batch.append([event]);
     batch.commit();
     const expected = openSqliteStore(MEMORY);
-    expected.writer.append([...dayOne(), ...dayTwo(), ...dayThree()]);
-    const store = { reader: createSqliteReader(db) } as MarketStore;
-    expect(snapshot(store)).toEqual(snapshot(expected));
-    expected.close();
+    await expected.writer.append([...dayOne(), ...dayTwo(), ...dayThree()]);
+    const store = { reader: promised(createSqliteReader(db)) } as MarketStore;
+    expect(await snapshot(store)).toEqual(await snapshot(expected));
+    await expected.close();
     db.close();
   });
 
-  it('shows readers only committed batches', () => {
+  it('shows readers only committed batches', async () => {
     const store = openSqliteStore(freshFile());
-    const batch = store.writer.begin();
-    batch.append(dayOne());
-    expect(store.reader.version()).toBe(0);
-    expect(store.reader.dates()).toEqual([]);
-    batch.commit();
-    expect(store.reader.version()).toBe(dayOne().length);
-    store.close();
+    const batch = await store.writer.begin();
+    await batch.append(dayOne());
+    expect(await store.reader.version()).toBe(0);
+    expect(await store.reader.dates()).toEqual([]);
+    await batch.commit();
+    expect(await store.reader.version()).toBe(dayOne().length);
+    await store.close();
   });
 
-  it('rolls a batch back when its COMMIT fails, so the next append starts clean', () => {
+  it('rolls a batch back when its COMMIT fails, so the next append starts clean', async () => {
     const path = freshFile();
-    openSqliteStore(path).close(); // creates and migrates the file
+    await openSqliteStore(path).close(); // creates and migrates the file
     const db = new Database(path);
     let failCommit = true;
     // The real connection, except that its first COMMIT fails as on a full disk.
@@ -164,13 +166,13 @@ describe('sqlite store file', () => {
     expect(writer.append(dayTwo())).toEqual({ added: dayTwo().length, skipped: 0 });
     db.close();
     const store = openSqliteStore(path);
-    expect(store.reader.version()).toBe(dayTwo().length);
-    store.close();
+    expect(await store.reader.version()).toBe(dayTwo().length);
+    await store.close();
   });
 
-  it('keeps key records in memory, yet sees keys created or revoked by another process within recheckMs', () => {
+  it('keeps key records in memory, yet sees keys created or revoked by another process within recheckMs', async () => {
     const path = freshFile();
-    openSqliteStore(path).close(); // creates and migrates the file
+    await openSqliteStore(path).close(); // creates and migrates the file
     const serverDb = new Database(path);
     const cliDb = new Database(path);
     let clock = 0;
@@ -205,11 +207,11 @@ describe('sqlite store file', () => {
     serverDb.close();
   });
 
-  it('answers the queries from their indexes', () => {
+  it('answers the queries from their indexes', async () => {
     const store = openSqliteStore(freshFile());
-    store.writer.append(dayOne());
-    store.writer.append(dayTwo());
-    store.close();
+    await store.writer.append(dayOne());
+    await store.writer.append(dayTwo());
+    await store.close();
     const db = new Database(join(directory, `store-${files}.db`), { readonly: true });
     const plan = (sql: string) =>
       (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[])
@@ -241,7 +243,7 @@ describe('sqlite store file', () => {
 });
 
 describe('sqlite store reads', () => {
-  it('serves a full-day market ticker of 10,000 messages from one read', () => {
+  it('serves a full-day market ticker of 10,000 messages from one read', async () => {
     const store = openSqliteStore(freshFile());
     const codes = ['BNH2026', 'BNM2026', 'BQU2026', 'BVZ2026', 'HNZ2026', 'ENF2026', 'PSH2027', 'GNM2026'];
     const events = Array.from({ length: 10_000 }, (_, index) => {
@@ -255,14 +257,14 @@ describe('sqlite store reads', () => {
         ? trade('20250219', seq, time, code, 10_000 + index, 1)
         : book('20250219', seq, time, code, [10_000 + index, 1], [10_050 + index, 2]);
     });
-    store.writer.append(events);
+    await store.writer.append(events);
     const query = {
       date: '20250219',
       selection: { instrument: 'future', market: 'au_electricity' } as const,
     };
     // Its speed is measured by the HTTP benchmark (cold full-day ticker), not timed here.
-    const rows = store.reader.ticker({ ...query, from: '000000', to: '235959' }).length;
-    store.close();
+    const rows = (await store.reader.ticker({ ...query, from: '000000', to: '235959' })).length;
+    await store.close();
     expect(rows).toBe(10_000);
   });
 });

@@ -13,6 +13,7 @@ import { type ContractInfo, contractInfo } from './contract-info.js';
 import { type Classified, EventIdentity } from './event-identity.js';
 import { dateToInt, INSTRUMENT_IDS, MARKET_IDS, TICK_KIND_IDS, timeToInt } from './ids.js';
 import { RowBuffer } from './row-buffer.js';
+import type { Synchronous } from './synchronous.js';
 import { type ContractKey, prepareViewStatements, type Settle, ViewBatch } from './view-batch.js';
 
 /**
@@ -26,11 +27,15 @@ export function createSqliteWriter(
   db: Database.Database,
   notify: (notice: AppendNotice) => void,
   options: { readonly maxSummedRows?: number } = {},
-): MarketWriter {
+): Synchronous<MarketWriter> {
   const maxSummedRows = options.maxSummedRows ?? MAX_SUMMED_ROWS;
   const statements = {
     version: db.prepare("SELECT value FROM meta WHERE key = 'version'").pluck(),
     setVersion: db.prepare("UPDATE meta SET value = ? WHERE key = 'version'"),
+    setRevision: db.prepare(
+      `INSERT INTO day_revisions (date, revision) VALUES (?, ?)
+        ON CONFLICT (date) DO UPDATE SET revision = max(revision, excluded.revision)`,
+    ),
     insertContract: db.prepare(
       `INSERT OR IGNORE INTO contracts (code, market, instrument, root, month, year, strike_cents, option_type,
         hours, mw_tenths, datamine_class, region, qe_thirds) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -335,10 +340,12 @@ export function createSqliteWriter(
 
   /**
    * Sorts a batch into new events and replays, and writes the new events' rows: to the log and
-   * their own tables (buffered until flushRows), and the store version.
+   * their own tables (buffered until flushRows), the store version and the revisions of the
+   * dates they touched, which are returned (date -> revision).
    */
-  function writeEvents(events: readonly ValidatedEvent[], dates: Set<string>): Classified {
+  function writeEvents(events: readonly ValidatedEvent[]): Classified & { revisions: Revisions } {
     const classified = identity.classify(events);
+    const revisions: Revisions = new Map();
     let version = Number(statements.version.get());
     for (const index of classified.fresh) {
       const event = events[index] as ValidatedEvent;
@@ -347,10 +354,11 @@ export function createSqliteWriter(
       eventRows.start().push(date, event.seq, version, event.type, event.line);
       eventRows.end();
       writeRows(event, date);
-      dates.add(event.date);
+      revisions.set(event.date, version);
     }
     if (classified.fresh.length > 0) statements.setVersion.run(version);
-    return classified;
+    for (const [date, revision] of revisions) statements.setRevision.run(dateToInt(date), revision);
+    return { ...classified, revisions };
   }
 
   function sumAll(events: readonly ValidatedEvent[], fresh: readonly number[]): void {
@@ -375,13 +383,13 @@ export function createSqliteWriter(
   }
 
   /** A single append: one transaction holding its rows and its views. */
-  const appendAlone = db.transaction((events: readonly ValidatedEvent[], dates: Set<string>) => {
-    const { fresh, skipped } = writeEvents(events, dates);
+  const appendAlone = db.transaction((events: readonly ValidatedEvent[]) => {
+    const { fresh, skipped, revisions } = writeEvents(events);
     sumAll(events, fresh);
     writeViews();
     views.clear();
     flushRows();
-    return { added: fresh.length, skipped };
+    return { added: fresh.length, skipped, revisions };
   });
 
   /**
@@ -390,10 +398,10 @@ export function createSqliteWriter(
    * appends upserts each daily row about once. Written here, they roll back with the savepoint
    * if it fails, and stay summed; this append's own sums are added only once it succeeded.
    */
-  const appendToBatch = db.transaction((events: readonly ValidatedEvent[], dates: Set<string>) => {
+  const appendToBatch = db.transaction((events: readonly ValidatedEvent[]) => {
     const wroteViews = views.size >= maxSummedRows;
     if (wroteViews) writeViews();
-    const classified = writeEvents(events, dates);
+    const classified = writeEvents(events);
     flushRows();
     return { ...classified, wroteViews };
   });
@@ -406,33 +414,33 @@ export function createSqliteWriter(
     knownCodes = new Set();
   }
 
-  function announce(added: number, dates: Set<string>): void {
+  function announce(added: number, revisions: Revisions): void {
     if (added === 0) return;
-    notify({ version: Number(statements.version.get()), added, dates: [...dates].sort() });
+    const dates = [...revisions.keys()].sort();
+    notify({ version: Number(statements.version.get()), added, dates, revisions });
   }
 
-  let openBatch: WriteBatch | undefined;
+  let openBatch: SyncWriteBatch | undefined;
 
   return {
     append(events) {
       if (openBatch) throw new Error('a write batch is open: append through it');
-      const dates = new Set<string>();
-      let result: AppendResult;
+      let result: AppendResult & { revisions: Revisions };
       try {
-        result = appendAlone.immediate(events, dates);
+        result = appendAlone.immediate(events);
       } catch (error) {
         forgetRows();
         views.clear();
         throw error;
       }
-      announce(result.added, dates);
-      return result;
+      announce(result.added, result.revisions);
+      return { added: result.added, skipped: result.skipped };
     },
 
     begin() {
       if (openBatch) throw new Error('a write batch is already open');
       db.exec('BEGIN IMMEDIATE');
-      const dates = new Set<string>();
+      const revisions: Revisions = new Map();
       let added = 0;
       let skipped = 0;
       let open = true;
@@ -440,20 +448,21 @@ export function createSqliteWriter(
         open = false;
         openBatch = undefined;
       };
-      const batch: WriteBatch = {
+      const batch: SyncWriteBatch = {
         append(events) {
           if (!open) throw new Error('the write batch is closed');
           // Inside BEGIN, better-sqlite3 runs the transaction as a savepoint: a failed append
           // leaves the batch as it was before it.
-          let outcome: Classified & { wroteViews: boolean };
+          let outcome: Classified & { revisions: Revisions; wroteViews: boolean };
           try {
-            outcome = appendToBatch.immediate(events, dates);
+            outcome = appendToBatch.immediate(events);
           } catch (error) {
             forgetRows();
             throw error;
           }
           if (outcome.wroteViews) views.clear();
           sumAll(events, outcome.fresh);
+          for (const [date, revision] of outcome.revisions) revisions.set(date, revision);
           added += outcome.fresh.length;
           skipped += outcome.skipped;
           return { added: outcome.fresh.length, skipped: outcome.skipped };
@@ -472,7 +481,7 @@ export function createSqliteWriter(
           }
           views.clear();
           close();
-          announce(added, dates);
+          announce(added, revisions);
           return { added, skipped };
         },
         rollback() {
@@ -488,6 +497,9 @@ export function createSqliteWriter(
     },
   };
 }
+
+type Revisions = Map<string, number>;
+type SyncWriteBatch = Synchronous<WriteBatch>;
 
 /**
  * Daily rows summed in memory across the appends of a batch before they are written (about
