@@ -25,6 +25,8 @@ export interface DemoOptions {
   /** Request limits and shutdown grace period (config.ts); the defaults when omitted. */
   readonly limits?: HttpLimits;
   readonly shutdownGraceMs?: number;
+  /** Origins whose browser pages may call the API (GRIDQUOTE_CORS_ORIGINS); none when omitted. */
+  readonly corsOrigins?: readonly string[];
 }
 
 export interface RunningDemo {
@@ -65,6 +67,7 @@ export async function startDemo(io: CliIo, options: DemoOptions): Promise<Runnin
     logLevel: 'warn',
     ...(options.limits ? { limits: options.limits } : {}),
     ...(options.shutdownGraceMs === undefined ? {} : { shutdownGraceMs: options.shutdownGraceMs }),
+    ...(options.corsOrigins === undefined ? {} : { corsOrigins: options.corsOrigins }),
   });
   try {
     const keys = await issueDemoKeys(server.store, io.now());
@@ -186,9 +189,14 @@ export function registerDemo(program: Command, io: CliIo = PROCESS_IO): Command 
       60,
     )
     .action(async (flags: DemoOptions) => {
-      // The demo's own flags choose store, port and host; limits and grace come from the environment.
+      // The demo's own flags choose store, port and host; limits, grace and CORS come from the environment.
       const config = loadConfig();
-      const demo = await startDemo(io, { ...flags, limits: config, shutdownGraceMs: config.shutdownGraceMs });
+      const demo = await startDemo(io, {
+        ...flags,
+        limits: config,
+        shutdownGraceMs: config.shutdownGraceMs,
+        ...(config.corsOrigins === undefined ? {} : { corsOrigins: config.corsOrigins }),
+      });
       io.stdout.write(demoBanner(demo));
       await runUntilSignal(
         { stop: (hurry) => demo.stop(hurry) },
