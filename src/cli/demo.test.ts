@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
+import { waitFor } from '../../test/wait-for.js';
 import { openSqliteStore } from '../store/sqlite/open-sqlite-store.js';
 import type { CliIo } from './cli-io.js';
 import { demoBanner, startDemo } from './demo.js';
@@ -10,7 +11,7 @@ import { demoBanner, startDemo } from './demo.js';
 const dir = mkdtempSync(join(tmpdir(), 'gridquote-demo-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function io(): CliIo & { errors: () => string } {
+function io(now: () => Date = () => new Date()): CliIo & { errors: () => string } {
   const stderr = new PassThrough();
   let text = '';
   stderr.on('data', (chunk) => {
@@ -20,16 +21,87 @@ function io(): CliIo & { errors: () => string } {
     stdout: new PassThrough(),
     stderr,
     stdin: new PassThrough().end(),
-    now: () => new Date(),
+    now,
     openStore: openSqliteStore,
     errors: () => text,
   };
 }
 
+/** A real time the test moves by hand. */
+function pinnedTime(iso: string) {
+  let current = new Date(iso).getTime();
+  return {
+    now: () => new Date(current),
+    advance: (ms: number) => {
+      current += ms;
+    },
+  };
+}
+
+interface TickerAnswer {
+  readonly date: string;
+  readonly to: string;
+  readonly data: readonly { readonly time: string }[];
+}
+
 describe('demo', () => {
+  it('answers on the simulated exchange clock outside the session: the default ticker grows', async () => {
+    // Saturday 17 January 2026, 14:00 in Sydney: no session, so Monday the 19th is replayed.
+    const time = pinnedTime('2026-01-17T03:00:00Z');
+    const demo = await startDemo(io(time.now), {
+      db: join(dir, 'clock.db'),
+      port: 0,
+      host: '127.0.0.1',
+      days: 2,
+      seed: 5,
+      speed: 60,
+    });
+    try {
+      const ticker = async (path = '/api/ticker?futures=au_electricity') => {
+        const response = await fetch(`${demo.server.url}${path}`, {
+          headers: { authorization: `Bearer ${demo.keys.historical}` },
+        });
+        expect(response.status).toBe(200);
+        return (await response.json()) as TickerAnswer;
+      };
+      expect(demo.live.position()).toMatchObject({ date: '20260119', mode: 'replay' });
+      time.advance(30_000); // 30 virtual minutes into the replayed day
+      await demo.live.tick();
+      const first = await ticker();
+      expect(demo.live.position().time).toBe('102900');
+      expect(first).toMatchObject({ date: '20260119', to: '102900' });
+      expect(first.data.length).toBeGreaterThan(0);
+      // Row times are yyyyMMddHHmmss: all of the replayed day, none after the clock.
+      expect(
+        first.data.every((row) => row.time.startsWith('20260119') && row.time.slice(8) <= '102900'),
+      ).toBe(true);
+
+      time.advance(15_000); // two requests 15 s apart: a quarter of an hour on the exchange
+      await demo.live.tick();
+      const second = await ticker();
+      expect(second).toMatchObject({ date: '20260119', to: '104400' });
+      expect(second.to).toBe(demo.live.position().time);
+      expect(second.data.length).toBeGreaterThan(first.data.length);
+      expect(second.data.slice(-first.data.length)).toEqual(first.data);
+      // The ingest lag is measured on the same clock: the replayed feed is current, not days ahead.
+      const metrics = await (await fetch(`${demo.server.url}/metrics`)).text();
+      const lag = Number(/^gridquote_ingest_lag_seconds (\S+)$/m.exec(metrics)?.[1]);
+      expect(lag).toBeGreaterThanOrEqual(0);
+      expect(lag).toBeLessThan(15 * 60);
+      // The banner's trade ticker is not empty on the first replayed day either.
+      time.advance(60_000);
+      await demo.live.tick();
+      expect((await ticker('/api/ticker?futures=BNZ&type=trade')).data.length).toBeGreaterThan(0);
+    } finally {
+      await demo.stop();
+    }
+  });
+
   it('seeds a new database, prints working keys of both levels, and keeps the market moving', async () => {
     const db = join(dir, 'nested', 'demo.db');
-    const cli = io();
+    // Time flows from a Saturday afternoon in Sydney, whatever the real hour: a replayed day.
+    const start = new Date('2026-01-17T03:00:00Z').getTime() - Date.now();
+    const cli = io(() => new Date(start + Date.now()));
     const demo = await startDemo(cli, { db, port: 0, host: '127.0.0.1', days: 3, seed: 7, speed: 20_000 });
     try {
       const banner = demoBanner(demo);
@@ -55,8 +127,10 @@ describe('demo', () => {
 
       // The live exchange ingests the next trading day while the server runs.
       const before = await demo.server.store.reader.version();
-      await new Promise((resolve) => setTimeout(resolve, 1_500));
-      expect(await demo.server.store.reader.version()).toBeGreaterThan(before);
+      await waitFor(
+        'the live feed to store events',
+        async () => (await demo.server.store.reader.version()) > before,
+      );
       // The server hears the in-process feed (store.onAppend): its metrics count the events.
       const metrics = await (await fetch(`${demo.server.url}/metrics`)).text();
       expect(Number(/^gridquote_events_ingested_total (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThan(0);
@@ -73,23 +147,45 @@ describe('demo', () => {
     }
   });
 
-  it('continues an existing demo database and replaces the previous demo keys', async () => {
+  it('continues an existing demo database with the same keys, and rotates them on request', async () => {
     const db = join(dir, 'again.db');
+    const epi = (url: string, key: string) =>
+      fetch(`${url}/api/epi`, { headers: { authorization: `Bearer ${key}` } });
     const first = await startDemo(io(), { db, port: 0, host: '127.0.0.1', days: 2, seed: 3, speed: 1 });
-    const oldKey = first.keys.historical;
+    const saved = first.keys;
+    expect(demoBanner(first)).toContain(`new keys; kept in ${db}-keys.json`);
     await first.stop();
+
     const second = await startDemo(io(), { db, port: 0, host: '127.0.0.1', days: 2, seed: 3, speed: 1 });
     try {
-      const old = await fetch(`${second.server.url}/api/epi`, {
-        headers: { authorization: `Bearer ${oldKey}` },
+      expect(second.keys).toMatchObject({
+        historical: saved.historical,
+        endOfDay: saved.endOfDay,
+        origin: 'kept',
       });
-      expect(old.status).toBe(401);
-      const fresh = await fetch(`${second.server.url}/api/epi`, {
-        headers: { authorization: `Bearer ${second.keys.historical}` },
-      });
-      expect(fresh.status).toBe(200);
+      expect(demoBanner(second)).toContain('the same keys as at the last start');
+      expect((await epi(second.server.url, saved.historical)).status).toBe(200);
+      expect((await epi(second.server.url, saved.endOfDay)).status).toBe(200);
     } finally {
       await second.stop();
+    }
+
+    const third = await startDemo(io(), {
+      db,
+      port: 0,
+      host: '127.0.0.1',
+      days: 2,
+      seed: 3,
+      speed: 1,
+      newKeys: true,
+    });
+    try {
+      expect(third.keys.origin).toBe('rotated');
+      expect((await epi(third.server.url, saved.historical)).status).toBe(401);
+      expect((await epi(third.server.url, saved.endOfDay)).status).toBe(401);
+      expect((await epi(third.server.url, third.keys.historical)).status).toBe(200);
+    } finally {
+      await third.stop();
     }
   });
 

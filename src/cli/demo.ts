@@ -4,12 +4,13 @@ import { type Command, InvalidArgumentError } from 'commander';
 import { loadConfig } from '../config.js';
 import { lastCompletedTradingDay, nextTradingDay } from '../domain/calendar.js';
 import { createSimulator } from '../feed/simulator/simulator.js';
-import { createApiKey } from '../http/api-keys.js';
 import type { HttpLimits } from '../http/limits.js';
 import { ingestEvents } from '../ingest/ingest-events.js';
 import { type LiveExchange, startLiveExchange } from '../ingest/live-exchange.js';
+import { createSimulatedClock, type SimulatedClock } from '../ingest/simulated-clock.js';
 import type { MarketStore } from '../store/store.js';
 import { CliError, type CliIo, PROCESS_IO, withStore } from './cli-io.js';
+import { type DemoKeys, demoKeys } from './demo-keys.js';
 import { seedStore } from './seed.js';
 import { type RunningServer, startServer } from './serve.js';
 import { type DrainReport, runUntilSignal } from './shutdown.js';
@@ -22,6 +23,8 @@ export interface DemoOptions {
   readonly seed: number;
   /** Virtual seconds per real second when a day is replayed outside the real session. */
   readonly speed: number;
+  /** Revoke the kept demo keys and issue new ones (otherwise they survive restarts). */
+  readonly newKeys?: boolean;
   /** Request limits and shutdown grace period (config.ts); the defaults when omitted. */
   readonly limits?: HttpLimits;
   readonly shutdownGraceMs?: number;
@@ -32,19 +35,17 @@ export interface DemoOptions {
 export interface RunningDemo {
   readonly server: RunningServer;
   readonly live: LiveExchange;
-  readonly keys: { readonly historical: string; readonly endOfDay: string };
+  readonly keys: DemoKeys;
   /** The last complete day of history when the demo started (its examples use it). */
   readonly historyDate: string;
   /** Stops the live exchange, drains the server (grace period) and closes the store. */
   stop(hurry?: AbortSignal): Promise<DrainReport>;
 }
 
-const DEMO_KEY_PREFIX = 'demo ';
-
 /**
- * The one-command demo: seeds the database when it is empty, serves the API, issues a fresh key
- * of each access level (revoking the previous demo keys, whose secrets nobody can recover) and
- * runs the simulated exchange live on top of the seeded history.
+ * The one-command demo: seeds the database when it is empty, serves the API, reuses the demo's
+ * key of each access level from an earlier start (or issues them; demo-keys.ts) and runs the
+ * simulated exchange live on top of the seeded history.
  */
 export async function startDemo(io: CliIo, options: DemoOptions): Promise<RunningDemo> {
   mkdirSync(dirname(options.db), { recursive: true });
@@ -60,8 +61,11 @@ export async function startDemo(io: CliIo, options: DemoOptions): Promise<Runnin
     );
     await seedStore(io, { db: options.db, days: options.days, until, seed: options.seed });
   }
+  // One clock for the feed and the API: outside the session the API's "now" is the replay's.
+  const clock = createSimulatedClock({ speed: options.speed, realNow: io.now });
   const server = await startServer({
     db: options.db,
+    clock: clock.now,
     port: options.port,
     host: options.host,
     logLevel: 'warn',
@@ -70,9 +74,13 @@ export async function startDemo(io: CliIo, options: DemoOptions): Promise<Runnin
     ...(options.corsOrigins === undefined ? {} : { corsOrigins: options.corsOrigins }),
   });
   try {
-    const keys = await issueDemoKeys(server.store, io.now());
+    const keys = await demoKeys(server.store.keys, {
+      db: options.db,
+      rotate: options.newKeys === true,
+      now: io.now(),
+    });
     const historyDate = (await server.store.reader.latestDate()) ?? '';
-    const live = await startLive(io, server.store, options);
+    const live = await startLive(io, server.store, clock, options);
     return {
       server,
       live,
@@ -90,24 +98,17 @@ export async function startDemo(io: CliIo, options: DemoOptions): Promise<Runnin
   }
 }
 
-async function issueDemoKeys(store: MarketStore, now: Date) {
-  for (const key of await store.keys.listKeys()) {
-    if (key.name.startsWith(DEMO_KEY_PREFIX) && key.revokedAt === null)
-      await store.keys.revokeKey(key.id, now.toISOString());
-  }
-  const historical = createApiKey({ level: 'historical', name: `${DEMO_KEY_PREFIX}historical`, now });
-  const endOfDay = createApiKey({ level: 'end_of_day', name: `${DEMO_KEY_PREFIX}end_of_day`, now });
-  await store.keys.insertKey(historical.record);
-  await store.keys.insertKey(endOfDay.record);
-  return { historical: historical.key, endOfDay: endOfDay.key };
-}
-
 /**
  * Replays the simulator over the stored days to restore its state (curves, open interest),
  * completes the latest stored day if an earlier run stopped inside it, then goes live on the
  * next trading day.
  */
-async function startLive(io: CliIo, store: MarketStore, options: DemoOptions): Promise<LiveExchange> {
+async function startLive(
+  io: CliIo,
+  store: MarketStore,
+  clock: SimulatedClock,
+  options: DemoOptions,
+): Promise<LiveExchange> {
   const dates = await store.reader.dates();
   const latest = dates.at(-1);
   if (latest === undefined) throw new CliError(`${options.db} holds no market data to continue from`);
@@ -125,13 +126,12 @@ async function startLive(io: CliIo, store: MarketStore, options: DemoOptions): P
     firstDate: nextTradingDay(latest),
     simulateDay: (date) => simulator.simulateDay(date),
     ingest: (events) => ingestEvents(store.writer, events),
-    speed: options.speed,
-    now: io.now,
+    clock,
     onDayStart: (date, mode) =>
       io.stderr.write(
         mode === 'real-time'
           ? `live: trading day ${date} on the exchange clock\n`
-          : `live: replaying trading day ${date} at ${options.speed}x (the exchange has no session now)\n`,
+          : `live: replaying trading day ${date} at ${options.speed}x on a virtual clock (it is not in session now); the API answers on that clock\n`,
       ),
     onError: (error) => io.stderr.write(`live: ${error instanceof Error ? error.message : String(error)}\n`),
   });
@@ -149,6 +149,8 @@ export function demoBanner(demo: RunningDemo): string {
     '',
     `  historical key:  ${demo.keys.historical}`,
     `  end_of_day key:  ${demo.keys.endOfDay}`,
+    `  ${KEYS_ORIGIN[demo.keys.origin]}; kept in ${demo.keys.file} (yours alone, mode 600)`,
+    '  for the next start; `npm start -- --new-keys` revokes them and issues new ones.',
     '',
     'Try:',
     `  curl ${h} "${base}/api/intraday?futures=au_electricity"`,
@@ -167,6 +169,13 @@ export function demoBanner(demo: RunningDemo): string {
     '',
   ].join('\n');
 }
+
+const KEYS_ORIGIN: Readonly<Record<DemoKeys['origin'], string>> = {
+  kept: 'the same keys as at the last start',
+  new: 'new keys',
+  rotated: 'new keys (--new-keys: the previous demo keys are revoked)',
+  replaced: 'new keys (the saved ones no longer verify: revoked, damaged or from another store)',
+};
 
 export function registerDemo(program: Command, io: CliIo = PROCESS_IO): Command {
   return program
@@ -188,6 +197,7 @@ export function registerDemo(program: Command, io: CliIo = PROCESS_IO): Command 
       parseWhole('a speed', 1, 100_000),
       60,
     )
+    .option('--new-keys', 'revoke the demo keys kept from earlier starts and issue new ones')
     .action(async (flags: DemoOptions) => {
       // The demo's own flags choose store, port and host; limits, grace and CORS come from the environment.
       const config = loadConfig();

@@ -11,6 +11,7 @@ import {
   type Setting,
   type SettingName,
 } from '../config.js';
+import type { ExchangeClock } from '../domain/exchange-clock.js';
 import { buildApp } from '../http/app.js';
 import type { HttpLimits } from '../http/limits.js';
 import { openSqliteStore } from '../store/sqlite/open-sqlite-store.js';
@@ -24,8 +25,8 @@ export interface ServerOptions {
   readonly host: string;
   /** Pino level; false for no request log. */
   readonly logLevel?: string | false;
-  /** The exchange clock (the demo may pin one). */
-  readonly clock?: () => Date;
+  /** The exchange clock: the wall clock unless given (the demo gives its simulated exchange's). */
+  readonly clock?: ExchangeClock;
   /** Request size and time limits; the defaults of http/limits.ts when omitted. */
   readonly limits?: HttpLimits;
   /** How long close() lets requests in flight finish before it cuts their connections. */

@@ -1,4 +1,4 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
@@ -7,10 +7,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seededStore } from '../../test/fixtures.js';
+import { waitFor } from '../../test/wait-for.js';
 import { createApiKey } from '../http/api-keys.js';
 import { buildApp } from '../http/app.js';
 import { openSqliteStore } from '../store/sqlite/open-sqlite-store.js';
@@ -26,6 +26,7 @@ import { drainApp, runUntilSignal, type SignalSource } from './shutdown.js';
  */
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const LOADER = new URL('../../test/typescript-loader.mjs', import.meta.url).href;
 let dir: string;
 let db: string;
 let key: string;
@@ -173,10 +174,10 @@ describe('drainApp', () => {
     });
     const base = await app.listen({ port: 0, host: '127.0.0.1' });
     const answers = Array.from({ length: 12 }, () => get(base, '/api/epi'));
-    await expect.poll(() => arrived, { timeout: 5_000 }).toBe(12);
+    await expect.poll(() => arrived, { timeout: 20_000 }).toBe(12);
 
     const drained = drainApp(app, 5_000);
-    await expect.poll(() => refused(portOf(base)), { timeout: 5_000 }).toBe(true);
+    await expect.poll(() => refused(portOf(base)), { timeout: 20_000 }).toBe(true);
     release();
     for (const answer of await Promise.all(answers)) {
       expect(answer.status).toBe(200);
@@ -190,13 +191,19 @@ describe('drainApp', () => {
   it('cuts a request still stuck after the grace period, so shutdown is bounded', async () => {
     const store = openSqliteStore(db);
     const app = buildApp({ reader: store.reader, keys: store.keys });
-    app.addHook('onRequest', () => new Promise<void>(() => {}));
+    let arrived = 0;
+    app.addHook('onRequest', () => {
+      arrived++;
+      return new Promise<void>(() => {});
+    });
     const base = await app.listen({ port: 0, host: '127.0.0.1' });
     const stuck = get(base, '/api/epi').catch((error: Error) => error);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await waitFor('the request to reach the app', () => arrived === 1);
     const started = Date.now();
+    // The request never finishes by itself: that the drain returns at all shows it was cut,
+    // and not before the grace period (timers never fire early; 10 ms for clock rounding).
     expect(await drainApp(app, 300)).toEqual({ forced: true });
-    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(290);
     expect(await stuck).toBeInstanceOf(Error);
     await store.close();
   });
@@ -224,9 +231,8 @@ describe('startServer + runUntilSignal', () => {
     await Promise.all(readers.map((reader) => reader.started));
 
     signals.emit('SIGTERM');
-    await expect.poll(() => refused(port), { timeout: 5_000 }).toBe(true);
-    // The drain waits for the readers: it must not have cut them.
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await expect.poll(() => refused(port), { timeout: 20_000 }).toBe(true);
+    // The readers resume only now, after the drain began: their answers arrive whole.
     for (const raw of await Promise.all(readers.map((reader) => reader.finish()))) expectComplete200(raw);
     await running;
     expect(log).toEqual(['SIGTERM: stopping; requests in flight have 10000 ms to finish', 'stopped']);
@@ -254,7 +260,8 @@ describe('startServer + runUntilSignal', () => {
     const reader = slowReader(portOf(server.url), bigPath, 40);
     await reader.started;
     signals.emit('SIGINT');
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The stop has begun (and listens for a second signal) once it has said so.
+    await waitFor('the first signal to start the stop', () => log.length === 1);
     signals.emit('SIGINT');
     await running;
     expect(log.slice(1)).toEqual([
@@ -304,8 +311,10 @@ describe('the demo', () => {
     await running;
     expectComplete200(await reader.finish());
     expect(log).toEqual(['SIGTERM: stopping; requests in flight have 5000 ms to finish', 'stopped']);
-    // Had the live feed outlived the store, its next tick would fail and report it on stderr.
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Had the live feed outlived the store, its next tick (every 250 ms) would fail and report
+    // it on stderr. A check that something does not happen needs some time to pass; this wait
+    // can only miss a fault, never fail a good run.
+    await new Promise((resolve) => setTimeout(resolve, 750));
     expect(errors).not.toMatch(/^live: (?!trading day|replaying)/m);
     const check = new Database(demoDb, { readonly: true });
     try {
@@ -317,29 +326,16 @@ describe('the demo', () => {
 });
 
 describe('the gridquote serve process', () => {
-  let build: string;
-  beforeAll(async () => {
-    // A private build (JS only, no type check: that is the typecheck's job) so the test does not
-    // depend on, or disturb, dist/.
-    build = join(ROOT, 'node_modules', '.cache', `gridquote-shutdown-test-${process.pid}`);
-    await promisify(execFile)(process.execPath, [
-      join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'),
-      '-p',
-      join(ROOT, 'tsconfig.build.json'),
-      '--noCheck',
-      '--sourceMap',
-      'false',
-      '--outDir',
-      build,
-    ]);
-  });
-  afterAll(() => rmSync(build, { recursive: true, force: true }));
-
   function spawnServe(args: readonly string[], env: Record<string, string> = {}): ChildProcess {
-    return spawn(process.execPath, [join(build, 'cli', 'main.js'), 'serve', ...args], {
-      env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    // Straight from the sources (test/typescript-loader.mjs): no build, no type check here.
+    return spawn(
+      process.execPath,
+      ['--import', LOADER, join(ROOT, 'src', 'cli', 'main.ts'), 'serve', ...args],
+      {
+        env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
   }
 
   function collect(child: ChildProcess): { text: () => string; exit: Promise<number | null> } {
@@ -354,7 +350,7 @@ describe('the gridquote serve process', () => {
   it('drains on SIGTERM: accepted requests get complete answers, then refusal, exit 0, store intact', async () => {
     const child = spawnServe(['--db', db, '--port', '0', '--shutdown-grace-ms', '10000']);
     const stderr = collect(child);
-    await expect.poll(() => stderr.text(), { timeout: 15_000 }).toMatch(/at http:\/\/127\.0\.0\.1:\d+/);
+    await expect.poll(() => stderr.text(), { timeout: 20_000 }).toMatch(/at http:\/\/127\.0\.0\.1:\d+/);
     const base = /at (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr.text())?.[1] ?? '';
     const port = portOf(base);
 
@@ -366,10 +362,10 @@ describe('the gridquote serve process', () => {
     const clients = Array.from({ length: 4 }, async () => {
       while (!stopped) outcomes.push(await get(base, '/api/epi?format=csv').catch((error: Error) => error));
     });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await waitFor('the clients to get answers', () => outcomes.length >= 8);
 
     child.kill('SIGTERM');
-    await expect.poll(() => refused(port), { timeout: 5_000 }).toBe(true);
+    await expect.poll(() => refused(port), { timeout: 20_000 }).toBe(true);
     stopped = true;
     await Promise.all(clients);
     for (const raw of await Promise.all(readers.map((reader) => reader.finish()))) expectComplete200(raw);
@@ -403,11 +399,11 @@ describe('the gridquote serve process', () => {
         .split('\n')
         .filter((line) => line.includes('"msg":"request"'))
         .map((line) => JSON.parse(line) as Record<string, unknown>);
-    await expect.poll(() => stderr.text(), { timeout: 15_000 }).toMatch(/at http:\/\/127\.0\.0\.1:\d+/);
+    await expect.poll(() => stderr.text(), { timeout: 20_000 }).toMatch(/at http:\/\/127\.0\.0\.1:\d+/);
     const base = /at (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr.text())?.[1] ?? '';
 
     expect((await get(base, '/api/epi?format=csv')).status).toBe(200);
-    await expect.poll(() => requestLines().length, { timeout: 3_000 }).toBe(1);
+    await expect.poll(() => requestLines().length, { timeout: 20_000 }).toBe(1);
     for (let i = 0; i < 5; i++) expect((await get(base, '/api/epi?format=csv')).status).toBe(200);
     child.kill('SIGTERM');
     expect(await stderr.exit).toBe(0);

@@ -3,6 +3,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
 import type { DestinationStream } from 'pino';
+import { type ExchangeClock, wallClock } from '../domain/exchange-clock.js';
 import type { KeyStore, MarketReader, MarketStore } from '../store/store.js';
 import { createResponseCache } from './answer.js';
 import { registerApiIndex } from './api-index.js';
@@ -41,8 +42,11 @@ import { tradesRoute } from './routes/trades.js';
 export interface AppOptions {
   readonly reader: MarketReader;
   readonly keys: KeyStore;
-  /** The exchange clock's source (tests pin it). */
-  readonly clock?: () => Date;
+  /**
+   * The exchange clock: every "now" of the operations, metrics and cache freshness (the wall
+   * clock unless given; the demo gives its simulated exchange's, tests pin one).
+   */
+  readonly clock?: ExchangeClock;
   /** Pino level and destination, or false for none. The Authorization header is always redacted. */
   readonly logger?: false | { readonly level?: string; readonly stream?: DestinationStream };
   /** Request size and time limits (limits.ts); the defaults when omitted. */
@@ -99,7 +103,7 @@ const FRAMEWORK_STATUS: Readonly<Record<number, ProblemCode>> = {
 
 export function buildApp(options: AppOptions): FastifyInstance {
   const reader = guardStore(options.reader);
-  const clock = options.clock ?? (() => new Date());
+  const clock = options.clock ?? wallClock;
   const versions = new DataVersions(options.onAppend !== undefined);
   const deps: RouteDependencies = {
     reader,

@@ -1,4 +1,4 @@
-import { sydneyClock } from '../domain/dates.js';
+import { type ExchangeClock, exchangeNow } from '../domain/exchange-clock.js';
 import type { ApiKeyRecord, KeyStore } from '../store/store.js';
 import { parseApiKey, secretMatches } from './api-keys.js';
 import { HttpProblem } from './problems.js';
@@ -18,7 +18,7 @@ function refuse(detail: string, error?: 'invalid_request' | 'invalid_token'): Ht
 export async function authenticate(
   keys: KeyStore,
   header: string | undefined,
-  clock: () => Date,
+  clock: ExchangeClock,
 ): Promise<ApiKeyRecord> {
   if (header === undefined || header === '') {
     throw refuse('send the API key as Authorization: Bearer <key>');
@@ -34,7 +34,7 @@ export async function authenticate(
     throw refuse('the API key is not valid', 'invalid_token');
   }
   if (record.revokedAt !== null) throw refuse('the API key has been revoked', 'invalid_token');
-  if (record.expiresOn !== null && record.expiresOn < sydneyClock(clock()).date) {
+  if (record.expiresOn !== null && record.expiresOn < exchangeNow(clock).date) {
     throw refuse(`the API key expired after ${record.expiresOn}`, 'invalid_token');
   }
   return record;

@@ -34,8 +34,8 @@ describe('DrainingServer', () => {
     });
     // Node's own server.close() would destroy this socket here (its response has ended).
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    // Node's close() would have cut the socket synchronously, inside close(): no need to wait.
     expect(server.draining).toBe(true);
-    await new Promise((resolve) => setTimeout(resolve, 200));
     const whole = new Promise<string>((resolve) => {
       socket.on('data', (chunk: Buffer) => received.push(chunk));
       socket.on('end', () => resolve(Buffer.concat(received).toString('latin1')));
@@ -61,7 +61,9 @@ describe('DrainingServer', () => {
     await expect.poll(() => socket.bytesRead).toBeGreaterThan(0);
     const started = Date.now();
     await new Promise<void>((resolve) => server.close(() => resolve()));
-    expect(Date.now() - started).toBeLessThan(1_000);
+    // At once, not when its keep-alive timeout (72 s) runs out; the bound leaves a busy machine room.
+    expect(DEFAULT_HTTP_LIMITS.keepAliveTimeoutMs).toBeGreaterThanOrEqual(60_000);
+    expect(Date.now() - started).toBeLessThan(20_000);
     expect(await ended).toMatch(/^HTTP\/1\.1 200 [\s\S]*\r\n\r\nok$/);
   });
 });

@@ -1,5 +1,6 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { sydneyUnixSeconds } from '../domain/dates.js';
+import type { ExchangeClock } from '../domain/exchange-clock.js';
 import { MARKET_CODES } from '../domain/markets.js';
 import type { AppendNotice, MarketReader } from '../store/store.js';
 
@@ -31,7 +32,8 @@ export interface Metrics {
 
 export interface MetricsSources {
   readonly reader: MarketReader;
-  readonly clock: () => Date;
+  /** The exchange clock: the lag is its now minus the newest event's time. */
+  readonly clock: ExchangeClock;
 }
 
 export function createMetrics(sources: MetricsSources): Metrics {

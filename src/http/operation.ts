@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ExchangeClock } from '../domain/exchange-clock.js';
 import type { QueryContext } from '../query/context.js';
 import type { KeyStore, MarketReader } from '../store/store.js';
 import { sendAnswer } from './answer.js';
@@ -57,7 +58,7 @@ export interface RouteDependencies {
   readonly keys: KeyStore;
   /** The store's version and day revisions as the commit notices left them (cache validation). */
   readonly versions: DataVersions;
-  readonly clock: () => Date;
+  readonly clock: ExchangeClock;
   readonly rateLimiter: RateLimiter;
   /** Serialised answers; undefined when caching is off. */
   readonly cache: ResponseCache | undefined;

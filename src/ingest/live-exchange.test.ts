@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { FeedEvent } from '../feed/events.js';
 import { startLiveExchange } from './live-exchange.js';
+import { createSimulatedClock } from './simulated-clock.js';
 
 function dayOf(date: string): FeedEvent[] {
   const times = ['100000', '120000', '155959', '160000'];
@@ -40,8 +41,7 @@ describe('live exchange', () => {
           ingested.push(...events);
           return undefined;
         },
-        speed: 60,
-        now: clock.now,
+        clock: createSimulatedClock({ speed: 60, realNow: clock.now }),
         onDayStart: (date, mode) => starts.push(`${date} ${mode}`),
       },
       false,
@@ -76,8 +76,7 @@ describe('live exchange', () => {
           ingested.push(...events);
           return undefined;
         },
-        speed: 60,
-        now: clock.now,
+        clock: createSimulatedClock({ speed: 60, realNow: clock.now }),
       },
       false,
     );
@@ -96,8 +95,7 @@ describe('live exchange', () => {
         ingest: () => {
           throw new Error('store unavailable');
         },
-        speed: 60,
-        now: clock.now,
+        clock: createSimulatedClock({ speed: 60, realNow: clock.now }),
         onError: (error) => errors.push(error),
       },
       false,

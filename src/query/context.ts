@@ -1,4 +1,5 @@
 import type { CodeQueryResult } from '../domain/codes.js';
+import type { ExchangeClock } from '../domain/exchange-clock.js';
 import type { MarketCode } from '../domain/markets.js';
 import type { MarketReader } from '../store/store.js';
 
@@ -14,8 +15,8 @@ export const ACCESS_LEVELS: readonly AccessLevel[] = ['historical', 'end_of_day'
 export interface QueryContext {
   readonly reader: MarketReader;
   readonly access: AccessLevel;
-  /** The exchange clock's source; only the undated ticker looks at it. */
-  readonly clock: () => Date;
+  /** The exchange clock (domain/exchange-clock.ts): the operations' only "now". */
+  readonly clock: ExchangeClock;
 }
 
 /** A parsed `futures` / `options` parameter: well formed, possibly naming no product (404). */

@@ -1,4 +1,4 @@
-import { sydneyClock } from '../domain/dates.js';
+import { type ExchangeClock, exchangeNow } from '../domain/exchange-clock.js';
 import type { TickerRow } from '../store/store.js';
 import type { ContractParam, QueryContext } from './context.js';
 import { invalidParameters, type ParamIssue } from './errors.js';
@@ -69,7 +69,7 @@ export async function queryTicker(context: QueryContext, params: TickerParams): 
   return { key: params.code.name, value: params.code.text, date: day, from, to, rows };
 }
 
-function defaultTo(day: string, clock: () => Date): string {
-  const now = sydneyClock(clock());
+function defaultTo(day: string, clock: ExchangeClock): string {
+  const now = exchangeNow(clock);
   return now.date === day ? now.time : DAY_END;
 }
