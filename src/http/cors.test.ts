@@ -83,6 +83,12 @@ describe('CORS with allowed origins', () => {
     expect(other.headers['access-control-allow-origin']).toBeUndefined();
   });
 
+  it('counts preflights in the metrics under their own operation', async () => {
+    await preflight(api, '/api/data?futures=BNH', DASHBOARD);
+    const metrics = await api.get('/metrics', { key: null });
+    expect(metrics.body).toMatch(/gridquote_http_requests_total\{operation="preflight",status="204"\} [1-9]/);
+  });
+
   it('does not count preflights against any key', async () => {
     const before = await api.get('/api/epi');
     const left = Number(/r=(\d+)/.exec(String(before.headers.ratelimit))?.[1]);

@@ -91,6 +91,12 @@ const HEADERS: Readonly<Record<string, JsonObject>> = {
     schema: { type: 'string' },
   },
   'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } },
+  'Content-Disposition': {
+    description:
+      'CSV answers only: `attachment; filename="<operation>-<selection>-<yyyyMMdd>.csv"`, e.g. ' +
+      '`tradelog-au_electricity-20250228.csv`, so downloads keep answers apart.',
+    schema: { type: 'string' },
+  },
   'WWW-Authenticate': {
     description:
       '`Bearer realm="gridquote"`, with `error="invalid_token"` when a key was sent but is not valid.',
@@ -232,6 +238,7 @@ function operationObject(operation: DocumentedOperation): JsonObject {
           'Cache-Control',
           'RateLimit-Policy',
           'RateLimit',
+          'Content-Disposition',
         ]),
         content: {
           'application/json': { schema: docs.response },
