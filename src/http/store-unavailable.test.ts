@@ -73,6 +73,8 @@ describe('a failing store', () => {
     expect((await get('/healthz', null)).statusCode).toBe(200);
     expectProblem(await get('/api/epi', null), 401);
     expectProblem(await get('/api/nope'), 404);
+    // The contract stays readable: the documentation falls back to the examples of docs/api.md.
+    for (const url of ['/api/openapi.json', '/api']) expect((await get(url, null)).statusCode, url).toBe(200);
 
     broken.now = false;
     for (const url of OPERATIONS) expect((await get(url)).statusCode, url).toBe(200);
