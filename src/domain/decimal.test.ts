@@ -1,6 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { divideRounded, formatScaled, multiplyExact, parseScaled, rescaleDown } from './decimal.js';
+import {
+  divideRounded,
+  divideRoundedBig,
+  formatScaled,
+  formatScaledBig,
+  multiplyExact,
+  parseScaled,
+  rescaleDown,
+} from './decimal.js';
 
 describe('exact decimals', () => {
   it('parses and formats prices without floating point', () => {
@@ -55,5 +63,17 @@ describe('exact decimals', () => {
 
   it('refuses products outside the exact integer range', () => {
     expect(() => multiplyExact(2 ** 40, 2 ** 20)).toThrow(RangeError);
+  });
+
+  it('formats and divides bigints beyond 2^53 exactly', () => {
+    expect(formatScaledBig(2n ** 53n + 1n, 2)).toBe('90071992547409.93');
+    expect(formatScaledBig(-5n, 2)).toBe('-0.05');
+    expect(formatScaledBig(0n, 2)).toBe('0.00');
+    expect(formatScaledBig(1234n, 0)).toBe('1234');
+    expect(divideRoundedBig(10n ** 22n + 500n, 1000n)).toBe(10n ** 19n + 1n);
+    expect(divideRoundedBig(10n ** 22n + 499n, 1000n)).toBe(10n ** 19n);
+    expect(divideRoundedBig(-7n, 2n)).toBe(-4n);
+    expect(divideRoundedBig(7n, 3n)).toBe(2n);
+    expect(() => divideRoundedBig(1n, 0n)).toThrow(RangeError);
   });
 });

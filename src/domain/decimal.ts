@@ -1,8 +1,9 @@
 /**
  * Exact fixed-point decimals. Every price, premium, volatility and sum is held as an integer
  * count of its smallest unit (a "scaled integer"), never as a binary float: 84.50 with scale 2
- * is 8450. Values stay far inside Number.MAX_SAFE_INTEGER for this market (see docs/design.md),
- * and every operation here asserts that they do.
+ * is 8450. One amount stays inside Number.MAX_SAFE_INTEGER (the feed's limits, docs/feed-format.md
+ * "Limits"), and every operation here asserts that it does; sums that can pass it (MWh and face
+ * values over many trades or contracts) are bigint and use the *Big forms.
  */
 
 const DECIMAL = /^(-)?(\d{1,15})(?:\.(\d{1,15}))?$/;
@@ -69,6 +70,24 @@ export function multiplyExact(...factors: number[]): number {
     assertSafe(product);
   }
   return product;
+}
+
+/** formatScaled for a bigint: (845000000000000000n, 2) -> "8450000000000000.00". */
+export function formatScaledBig(value: bigint, scale: number): string {
+  const negative = value < 0n;
+  const digits = (negative ? -value : value).toString().padStart(scale + 1, '0');
+  const text = scale === 0 ? digits : `${digits.slice(0, -scale)}.${digits.slice(-scale)}`;
+  return negative ? `-${text}` : text;
+}
+
+/** divideRounded for bigints, rounding half away from zero: (-7n, 2n) -> -4n. */
+export function divideRoundedBig(numerator: bigint, denominator: bigint): bigint {
+  if (denominator <= 0n) throw new RangeError('bad denominator');
+  const negative = numerator < 0n;
+  const magnitude = negative ? -numerator : numerator;
+  const quotient = magnitude / denominator;
+  const rounded = (magnitude % denominator) * 2n >= denominator ? quotient + 1n : quotient;
+  return negative ? -rounded : rounded;
 }
 
 /** Scales used across the project, so every module agrees on units. */

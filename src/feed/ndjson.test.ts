@@ -114,8 +114,8 @@ describe('NDJSON feed lines', () => {
     fc.assert(
       fc.property(
         fc.constantFrom(...codes),
-        fc.integer({ min: 0, max: 99_999_999 }),
-        fc.integer({ min: 1, max: 1_000_000 }),
+        fc.integer({ min: 0, max: 10_000_000 }),
+        fc.integer({ min: 1, max: 10_000 }),
         fc.integer({ min: 1, max: 1_000_000 }),
         fc.constantFrom('N', 'Z', 'B', 'E'),
         fc.boolean(),
@@ -147,7 +147,7 @@ describe('NDJSON feed lines', () => {
     expect(validateFeedEvent({ ...TRADE, group: undefined })).toMatchObject({ ok: true });
     expect(validateFeedEvent({ ...TRADE, volume: 0 })).toEqual({
       ok: false,
-      reason: 'volume must be a positive integer, got 0',
+      reason: 'volume must be an integer from 1 to 10000, got 0',
     });
   });
 
@@ -169,10 +169,14 @@ describe('NDJSON feed lines', () => {
     ['holiday', line({ ...TRADE, date: '20251225' }), /20251225 is not a trading day/],
     ['bad time', line({ ...TRADE, time: '246000' }), 'time must be HHmmss (000000-235959), got "246000"'],
     ['short time', line({ ...TRADE, time: '10150' }), /time must be HHmmss/],
-    ['seq 0', line({ ...TRADE, seq: 0 }), 'seq must be a positive integer, got 0'],
-    ['seq as text', line({ ...TRADE, seq: '17' }), 'seq must be a positive integer, got "17"'],
-    ['negative volume', line({ ...TRADE, volume: -3 }), 'volume must be a positive integer, got -3'],
-    ['fractional volume', line({ ...TRADE, volume: 1.5 }), 'volume must be a positive integer, got 1.5'],
+    ['seq 0', line({ ...TRADE, seq: 0 }), 'seq must be an integer from 1 to 1000000, got 0'],
+    ['seq as text', line({ ...TRADE, seq: '17' }), 'seq must be an integer from 1 to 1000000, got "17"'],
+    ['negative volume', line({ ...TRADE, volume: -3 }), 'volume must be an integer from 1 to 10000, got -3'],
+    [
+      'fractional volume',
+      line({ ...TRADE, volume: 1.5 }),
+      'volume must be an integer from 1 to 10000, got 1.5',
+    ],
     [
       '3 decimals',
       line({ ...TRADE, price: '84.505' }),
@@ -193,7 +197,7 @@ describe('NDJSON feed lines', () => {
     ['unknown type', line({ ...TRADE, type: 'quote' }), 'unknown event type "quote"'],
     ['no type', line({ ...TRADE, type: undefined }), 'missing field "type"'],
     ['truncated', line(TRADE).slice(0, 40), 'invalid JSON (malformed or truncated line)'],
-    ['not an object', '[1,2]', 'expected a JSON object, got [1,2]'],
+    ['not an object', '[1,2]', 'expected a JSON object, got an array'],
     ['null', 'null', 'expected a JSON object, got null'],
     [
       'half a book side',
@@ -211,7 +215,7 @@ describe('NDJSON feed lines', () => {
     [
       'book size 0',
       line({ type: 'book', ...BASE, code: 'BNH2026', bid: '1.00', bid_size: 0, ask: null, ask_size: null }),
-      'bid_size must be a positive integer, got 0',
+      'bid_size must be an integer from 1 to 10000, got 0',
     ],
     [
       'book side left out',
@@ -245,7 +249,7 @@ describe('NDJSON feed lines', () => {
     [
       'negative open interest',
       line({ type: 'open_interest', ...BASE, code: 'EAH2026', open_interest: -1 }),
-      'open_interest must be a non-negative integer, got -1',
+      'open_interest must be an integer from 0 to 1000000, got -1',
     ],
     [
       'bad board',
@@ -298,7 +302,73 @@ describe('NDJSON feed lines', () => {
       line({ type: 'index', ...BASE, index: 'epi', year: 1999, value: '1' }),
       /year must be an integer from 2000 to 2099/,
     ],
+    // the exchange's limits (domain/limits.ts): the amounts that once broke queries
+    [
+      'volume of 2^53-1',
+      line({ ...TRADE, volume: 9007199254740991 }),
+      /^volume must be an integer from 1 to 10000/,
+    ],
+    [
+      'a trade of 1e9 lots',
+      line({ ...TRADE, volume: 1e9 }),
+      'volume must be an integer from 1 to 10000, got 1000000000',
+    ],
+    [
+      'a trade of 10,001 lots',
+      line({ ...TRADE, volume: 10_001 }),
+      /^volume must be an integer from 1 to 10000/,
+    ],
+    [
+      'open interest of 2^53-1',
+      line({ type: 'open_interest', ...BASE, code: 'BNH2026', open_interest: 9007199254740991 }),
+      /^open_interest must be an integer from 0 to 1000000/,
+    ],
+    ['seq beyond a day', line({ ...TRADE, seq: 1_000_001 }), /^seq must be an integer from 1 to 1000000/],
+    [
+      'price above the bound',
+      line({ ...TRADE, price: '100000.01' }),
+      'price must be between -100000.00 and 100000.00, got "100000.01"',
+    ],
+    ['price below the bound', line({ ...TRADE, price: '-100000.01' }), /^price must be between/],
+    [
+      'published_at after 2100',
+      line({ type: 'settle', ...BASE, code: 'BNH2026', settle: '1.00', published_at: 4_102_444_801 }),
+      /^published_at must be an integer from 1 to 4102444800/,
+    ],
+    [
+      'custom market size',
+      line({
+        type: 'custom_market',
+        ...BASE,
+        market: 'au_gas',
+        contract: 'x',
+        net: '1',
+        size: 10_001,
+        legs: [{ price: '1', ratio: '1' }],
+      }),
+      /^size must be an integer from 0 to 10000/,
+    ],
+    [
+      'a deeply nested type',
+      `{"type":${'['.repeat(20_000)}${']'.repeat(20_000)}}`,
+      'unknown event type an array',
+    ],
+    [
+      'a deeply nested field',
+      line({ ...TRADE, volume: 1 }).replace(
+        '"volume":1',
+        `"volume":${'['.repeat(20_000)}${']'.repeat(20_000)}`,
+      ),
+      'volume must be an integer from 1 to 10000, got an array',
+    ],
   ];
+
+  it('accepts every amount at its bound', () => {
+    const at = (event: Record<string, unknown>) => parseFeedLine(line(event), 1).ok;
+    expect(at({ ...TRADE, volume: 10_000, price: '100000.00', seq: 1_000_000 })).toBe(true);
+    expect(at({ ...TRADE, price: '-100000.00' })).toBe(true);
+    expect(at({ type: 'open_interest', ...BASE, code: 'BNH2026', open_interest: 1_000_000 })).toBe(true);
+  });
 
   it.each(REFUSED)('refuses %s with a specific reason', (_name, text, reason) => {
     const parsed = parseFeedLine(text, 17);

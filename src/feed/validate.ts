@@ -2,6 +2,13 @@ import { isTradingDay } from '../domain/calendar.js';
 import { type Contract, MAX_YEAR, MIN_YEAR, parseContractCode } from '../domain/contract.js';
 import { isValidDate, isValidTime } from '../domain/dates.js';
 import { formatScaled, parseScaled } from '../domain/decimal.js';
+import {
+  MAX_ABS_HUNDREDTHS,
+  MAX_EVENTS_PER_DAY,
+  MAX_LOTS,
+  MAX_OPEN_INTEREST,
+  MAX_PUBLISHED_AT,
+} from '../domain/limits.js';
 import { isMarketCode } from '../domain/markets.js';
 import {
   type CustomMarketLeg,
@@ -89,16 +96,16 @@ function checkEvent(value: unknown): FeedValidation {
         time,
         code: contract.code,
         bid: record.bid === null ? null : checkPrice('bid', record.bid, option),
-        bid_size: record.bid_size === null ? null : checkCount('bid_size', record.bid_size, 1),
+        bid_size: record.bid_size === null ? null : checkCount('bid_size', record.bid_size, 1, MAX_LOTS),
         ask: record.ask === null ? null : checkPrice('ask', record.ask, option),
-        ask_size: record.ask_size === null ? null : checkCount('ask_size', record.ask_size, 1),
+        ask_size: record.ask_size === null ? null : checkCount('ask_size', record.ask_size, 1, MAX_LOTS),
       };
       return { ok: true, event, contract };
     }
     case 'trade': {
       const contract = checkCode(record.code);
       const price = checkPrice('price', record.price, contract.kind === 'option');
-      const volume = checkCount('volume', record.volume, 1);
+      const volume = checkCount('volume', record.volume, 1, MAX_LOTS);
       const trade_type = checkTradeType(record.trade_type);
       const block = checkBoolean('block', record.block);
       const group = record.group === undefined ? undefined : checkText('group', record.group, 64);
@@ -111,7 +118,7 @@ function checkEvent(value: unknown): FeedValidation {
     case 'settle': {
       const contract = checkCode(record.code);
       const settle = checkPrice('settle', record.settle, contract.kind === 'option');
-      const published_at = checkCount('published_at', record.published_at, 1);
+      const published_at = checkCount('published_at', record.published_at, 1, MAX_PUBLISHED_AT);
       const iv = record.implied_volatility;
       const implied_volatility = iv === undefined ? undefined : checkVolatility(iv, contract);
       const code = contract.code;
@@ -123,7 +130,7 @@ function checkEvent(value: unknown): FeedValidation {
     }
     case 'open_interest': {
       const contract = checkCode(record.code);
-      const open_interest = checkCount('open_interest', record.open_interest, 0);
+      const open_interest = checkCount('open_interest', record.open_interest, 0, MAX_OPEN_INTEREST);
       return {
         ok: true,
         event: { type: 'open_interest', date, seq, time, code: contract.code, open_interest },
@@ -143,7 +150,7 @@ function checkEvent(value: unknown): FeedValidation {
       const market = checkMarket(record.market);
       const contract = checkText('contract', record.contract, 200);
       const net = checkPrice('net', record.net, false);
-      const size = checkCount('size', record.size, 0);
+      const size = checkCount('size', record.size, 0, MAX_LOTS);
       const legs = checkLegs(record.legs);
       return {
         ok: true,
@@ -208,8 +215,8 @@ function checkTime(value: unknown): string {
 }
 
 function checkSeq(value: unknown): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
-    throw new Invalid(`seq must be a positive integer, got ${show(value)}`);
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1 || value > MAX_EVENTS_PER_DAY) {
+    throw new Invalid(`seq must be an integer from 1 to ${MAX_EVENTS_PER_DAY}, got ${show(value)}`);
   }
   return value;
 }
@@ -234,11 +241,19 @@ function checkDecimal(field: string, value: unknown): number {
   if (scaled === undefined) {
     throw new Invalid(`${field} must be a decimal string with at most 2 decimals, got ${show(value)}`);
   }
+  if (Math.abs(scaled) > MAX_ABS_HUNDREDTHS) {
+    throw new Invalid(`${field} must be between -${MAX_DECIMAL} and ${MAX_DECIMAL}, got ${show(value)}`);
+  }
   return scaled;
 }
 
-/** Already canonical: what formatScaled(x, 2) writes; -0.00 is not ("0.00" is). */
-const CANONICAL_DECIMAL = /^-?(?:0|[1-9]\d{0,12})\.\d\d$/;
+const MAX_DECIMAL = formatScaled(MAX_ABS_HUNDREDTHS, 2);
+
+/**
+ * Already canonical and within the bound: what formatScaled(x, 2) writes up to 99,999.99;
+ * -0.00 is not canonical ("0.00" is), and larger values take the checked path.
+ */
+const CANONICAL_DECIMAL = /^-?(?:0|[1-9]\d{0,4})\.\d\d$/;
 
 /** A price as its canonical two-decimal text; option premiums cannot be negative. */
 function checkPrice(field: string, value: unknown, option: boolean): string {
@@ -262,10 +277,10 @@ function checkVolatility(value: unknown, contract: Contract): string {
   return formatScaled(hundredths, 2);
 }
 
-function checkCount(field: string, value: unknown, min: 0 | 1): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) {
-    const what = min === 1 ? 'a positive integer' : 'a non-negative integer';
-    throw new Invalid(`${field} must be ${what}, got ${show(value)}`);
+/** An integer count from min to max (domain/limits.ts). */
+function checkCount(field: string, value: unknown, min: 0 | 1, max: number): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) {
+    throw new Invalid(`${field} must be an integer from ${min} to ${max}, got ${show(value)}`);
   }
   return value;
 }
@@ -323,8 +338,14 @@ function checkLegs(value: unknown): CustomMarketLeg[] {
   });
 }
 
-/** A short rendering of an offending value for a one-line reason. */
+/**
+ * A short rendering of an offending value for a one-line reason. Arrays and objects are named,
+ * not serialised: a deeply nested value would overflow the stack, a wide one cost its size.
+ */
 function show(value: unknown): string {
-  const text = value === undefined ? 'nothing' : JSON.stringify(value);
+  if (value === undefined) return 'nothing';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'object' && value !== null) return 'an object';
+  const text = JSON.stringify(typeof value === 'string' ? value.slice(0, 40) : value);
   return text.length > 40 ? `${text.slice(0, 37)}...` : text;
 }

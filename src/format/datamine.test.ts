@@ -8,17 +8,17 @@ const NZ_LAYOUT = {
 };
 
 const cells = {
-  baseMonthFutures: 1,
-  baseQuarterFutures: 2,
-  peakQuarterFutures: 3,
-  calFutures: 4,
-  averageOptions: 5,
-  calOptions: 6,
-  block: 7,
-  efp: 8,
-  totalFutures: 10,
-  totalOptions: 11,
-  total: 21,
+  baseMonthFutures: 1n,
+  baseQuarterFutures: 2n,
+  peakQuarterFutures: 3n,
+  calFutures: 4n,
+  averageOptions: 5n,
+  calOptions: 6n,
+  block: 7n,
+  efp: 8n,
+  totalFutures: 10n,
+  totalOptions: 11n,
+  total: 21n,
 };
 
 const ANSWER: DatamineAnswer = {

@@ -1,7 +1,7 @@
 import { average } from './numbers.js';
 
 /**
- * Datamine tables (spec 2.8 and 4.9). The query layer hands over whole-unit integers per
+ * Datamine tables (spec 2.8 and 4.9). The query layer hands over whole-unit bigints per
  * (measure, region, field); the field order differs between JSON (spec 2.8) and CSV (spec 4.9),
  * and both orders follow from the type's futures and options classes.
  */
@@ -9,7 +9,7 @@ import { average } from './numbers.js';
 export interface DatamineRegionCells {
   readonly region: string;
   /** Every class cell plus block, efp (volume types), totalFutures, totalOptions and total. */
-  readonly cells: Readonly<Record<string, number>>;
+  readonly cells: Readonly<Record<string, bigint>>;
 }
 
 export interface DatamineMeasure {
@@ -65,9 +65,9 @@ function csvFields(layout: DatamineLayout): string[] {
   ];
 }
 
-function cellText(cells: Readonly<Record<string, number>>, field: string, tradingDays: number): string {
-  if (field === AVERAGE) return average(cells.total ?? 0, tradingDays);
-  return String(cells[field] ?? 0);
+function cellText(cells: Readonly<Record<string, bigint>>, field: string, tradingDays: number): string {
+  if (field === AVERAGE) return average(cells.total ?? 0n, tradingDays);
+  return String(cells[field] ?? 0n);
 }
 
 function daysOf(answer: DatamineAnswer): number {

@@ -22,7 +22,8 @@ const COLUMNS: readonly Column<EndOfDayRow>[] = [
   { name: 'low', cell: (row) => price(row.lowCents) },
   { name: 'settle', cell: (row) => price(row.settleCents) },
   { name: 'volume', cell: (row) => String(row.volume) },
-  { name: 'open_interest', cell: (row) => String(row.openInterest) },
+  // "" (an empty CSV cell) until published: a live day's open interest is unknown, not 0
+  { name: 'open_interest', cell: (row) => integer(row.openInterest) },
 ];
 
 const FUTURES = recordForm(COLUMNS);

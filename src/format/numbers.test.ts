@@ -19,9 +19,9 @@ describe('number formats', () => {
   });
 
   it('averages with 2 decimals, "0.00" without days', () => {
-    expect(average(1199, 3)).toBe('399.67');
-    expect(average(1, 8)).toBe('0.13');
-    expect(average(10, 0)).toBe('0.00');
+    expect(average(1199n, 3)).toBe('399.67');
+    expect(average(1n, 8)).toBe('0.13');
+    expect(average(10n, 0)).toBe('0.00');
   });
 
   it('writes the trade log time with colons', () => {

@@ -1,6 +1,7 @@
 import {
-  divideRounded,
+  divideRoundedBig,
   formatScaled,
+  formatScaledBig,
   PRICE_SCALE,
   rescaleDown,
   VOLATILITY_SCALE,
@@ -32,8 +33,8 @@ export function millisToCents(millis: number): number {
 }
 
 /** total / days with 2 decimals, half up; "0.00" when there are no days. */
-export function average(total: number, days: number): string {
-  return days > 0 ? formatScaled(divideRounded(total * 100, days), 2) : '0.00';
+export function average(total: bigint, days: number): string {
+  return days > 0 ? formatScaledBig(divideRoundedBig(total * 100n, BigInt(days)), 2) : '0.00';
 }
 
 /** HHmmss -> HH:mm:ss (the trade log's time). */

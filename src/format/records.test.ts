@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { csvCell, csvTable, jsonArray, jsonString, recordForm } from './records.js';
+import { csvCell, csvTable, csvTextCell, jsonArray, jsonString, recordForm } from './records.js';
 
 interface Row {
   readonly a: string | null;
@@ -40,5 +40,24 @@ describe('record writers', () => {
     for (const text of ['plain', 'quo"te', 'back\\slash', 'tab\t', '\u0001', 'line\u2028sep', 'é ü ✓']) {
       expect(JSON.parse(jsonString(text))).toBe(text);
     }
+  });
+
+  it('neutralises free text a spreadsheet would run as a formula: quote prefix, quoted cell', () => {
+    expect(csvTextCell('=1+1', ',')).toBe(`"'=1+1"`);
+    expect(csvTextCell('+SUM(A1:A9)', ',')).toBe(`"'+SUM(A1:A9)"`);
+    expect(csvTextCell('-2+3', ',')).toBe(`"'-2+3"`);
+    expect(csvTextCell('@cmd', '\t')).toBe(`"'@cmd"`);
+    expect(csvTextCell('\t=x', '\t')).toBe(`"'\t=x"`);
+    expect(csvTextCell('\r=x', ',')).toBe(`"'\r=x"`);
+    expect(csvTextCell('=HYPERLINK("http://x","y")', ',')).toBe(`"'=HYPERLINK(""http://x"",""y"")"`);
+    expect(csvTextCell('RFQ: HNZ6 = 5', ',')).toBe('RFQ: HNZ6 = 5');
+    expect(csvTextCell('a,b', ',')).toBe('"a,b"');
+  });
+
+  it('decides by column: a number such as -0.50 is never altered, the same text in a text column is', () => {
+    const rows: Row[] = [{ a: '-0.50', text: '-0.50', flag: true }];
+    expect(csvTable(FORM, rows)).toBe(`a,text,flag\n-0.50,"'-0.50",1\n`);
+    // JSON carries the text as it is: only spreadsheets run formulas
+    expect(JSON.parse(jsonArray(FORM, rows, 'null'))).toEqual([{ a: '-0.50', text: '-0.50', flag: true }]);
   });
 });

@@ -9,7 +9,11 @@ export interface Column<R> {
   readonly name: string;
   /** The cell text; null when the value does not apply or is absent. */
   readonly cell: (row: R) => string | null;
-  /** Free text that may need JSON escaping or CSV quoting; other cells are known-safe. */
+  /**
+   * Free text that may need JSON escaping, CSV quoting and formula neutralising (csvTextCell);
+   * other cells are known-safe. Decided by column, never by content: a number such as -0.50
+   * is never a text cell, so it is never altered.
+   */
   readonly text?: boolean;
   /** A raw JSON literal instead of a string (trades' boolean `block`). */
   readonly json?: (row: R) => string;
@@ -86,6 +90,22 @@ export function csvCell(value: string, delimiter: string): string {
   return value;
 }
 
+/**
+ * What a spreadsheet reads as the start of a formula (OWASP, "CSV Injection"): =, +, -, @, and
+ * tab and carriage return, which some spreadsheets strip before looking.
+ */
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/**
+ * A free-text cell (a message, a custom market's name): text that a spreadsheet would take for
+ * a formula gets a leading single quote, which makes it plain text there, and the cell is
+ * quoted (OWASP's advice); anything else is a csvCell. docs/api.md ("CSV") tells API users.
+ */
+export function csvTextCell(value: string, delimiter: string): string {
+  if (!FORMULA_START.test(value)) return csvCell(value, delimiter);
+  return `"'${value.replaceAll('"', '""')}"`;
+}
+
 export function csvRow<R>(form: RecordForm<R>, row: R, delimiter: string): string {
   const { columns } = form;
   let out = '';
@@ -93,7 +113,7 @@ export function csvRow<R>(form: RecordForm<R>, row: R, delimiter: string): strin
     const column = columns[i] as Column<R>;
     if (i > 0) out += delimiter;
     const value = column.cell(row);
-    if (value !== null) out += column.text ? csvCell(value, delimiter) : value;
+    if (value !== null) out += column.text ? csvTextCell(value, delimiter) : value;
   }
   return out;
 }

@@ -33,7 +33,7 @@ describe('trade log writer', () => {
     const csv = tradeLogCsv({
       date: '20250219',
       electricity: true,
-      summary: { trades: 4, volume: 8, mwhTenths: 0, faceValueCents: 0 },
+      summary: { trades: 4, volume: 8, mwhTenths: 0, faceValueCents: 0n },
       rows: ROWS,
     });
     expect(csv).toBe(
@@ -50,7 +50,7 @@ describe('trade log writer', () => {
       tradeLogJson({
         date: '20250228',
         electricity: false,
-        summary: { trades: 1, volume: 5, mwhTenths: 0, faceValueCents: 0 },
+        summary: { trades: 1, volume: 5, mwhTenths: 0, faceValueCents: 0n },
         rows: [
           {
             ...row('GZJ2025', 'N', 1450, 0),
@@ -85,7 +85,7 @@ describe('trade log writer', () => {
       tradeLogJson({
         date: 'd',
         electricity: true,
-        summary: { trades: 0, volume: 0, mwhTenths: 25, faceValueCents: 5 },
+        summary: { trades: 0, volume: 0, mwhTenths: 25, faceValueCents: 5n },
         rows: [],
       }),
     );

@@ -1,4 +1,4 @@
-import { formatScaled, rescaleDown } from '../domain/decimal.js';
+import { formatScaled, formatScaledBig, rescaleDown } from '../domain/decimal.js';
 import type { TradeRow } from '../store/store.js';
 import { colonTime, integer, millisToCents, price } from './numbers.js';
 import { type Column, csvTable, jsonArray, recordForm } from './records.js';
@@ -8,7 +8,7 @@ export interface TradeLogSummary {
   readonly volume: number;
   readonly mwhTenths: number;
   /** Sum of the rows' displayed (rounded) face values, so the summary adds up. */
-  readonly faceValueCents: number;
+  readonly faceValueCents: bigint;
 }
 
 export interface TradeLogAnswer {
@@ -46,7 +46,7 @@ export function tradeLogJson(answer: TradeLogAnswer): string {
   return (
     `{"date":"${answer.date}","summary":{"trades":"${summary.trades}","volume":"${summary.volume}",` +
     `"traded_mwh":"${rescaleDown(summary.mwhTenths, 1)}",` +
-    `"face_value":"${formatScaled(summary.faceValueCents, 2)}"},` +
+    `"face_value":"${formatScaledBig(summary.faceValueCents, 2)}"},` +
     `"data":${jsonArray(form, answer.rows, 'empty')}}`
   );
 }

@@ -16,7 +16,7 @@ import { DrainingServer } from './http-server.js';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits, rejectLongUrls } from './limits.js';
 import { createMetrics } from './metrics.js';
 import { registerMetricsEndpoint } from './metrics-endpoint.js';
-import { createObservability } from './observability.js';
+import { type ClientErrorAnswer, createObservability } from './observability.js';
 import { examplePlaceholders } from './openapi.js';
 import { type ListedRoute, listRoute, type RouteDependencies } from './operation.js';
 import {
@@ -89,8 +89,14 @@ export const ROUTES: readonly ListedRoute[] = [
 
 const COMMON_HEADERS = { 'api-version': API_VERSION, vary: 'Accept, Accept-Encoding' } as const;
 const ALLOWED_METHODS = 'GET, HEAD, OPTIONS';
-/** Keys must never reach a log line, whatever a log call includes. */
-const REDACT = ['req.headers.authorization', 'headers.authorization', 'request.headers.authorization'];
+/**
+ * Credentials must never reach a log line, whatever a log call includes: every header that can
+ * carry one, whatever the credential's form (URLs: observability.ts, redactKeys).
+ */
+const CREDENTIAL_HEADERS = ['authorization', 'proxy-authorization', 'cookie', 'x-api-key'];
+const REDACT = ['req.headers', 'headers', 'request.headers'].flatMap((at) =>
+  CREDENTIAL_HEADERS.map((name) => `${at}["${name}"]`),
+);
 
 /** Fastify's own 4xx errors, mapped into the catalogue; anything else is a failure. */
 const FRAMEWORK_STATUS: Readonly<Record<number, ProblemCode>> = {
@@ -140,7 +146,10 @@ export function buildApp(options: AppOptions): FastifyInstance {
         error.code === 'FST_ERR_BAD_URL' ? 'the URL is not validly percent-encoded' : error.message;
       sendProblem(reply, { code: 'bad-request', detail });
     },
-    clientErrorHandler: writeClientError,
+    clientErrorHandler: (error: Error & { code?: string }, socket: Socket) => {
+      const answer = writeClientError(error, socket);
+      if (answer) observability.observeClientError(app.log, answer);
+    },
     serverFactory: (handler) => new DrainingServer(options.limits ?? DEFAULT_HTTP_LIMITS, handler),
     // While closing, a request that still arrives on an open connection is served (with
     // Connection: close) rather than refused with Fastify's non-problem 503: it was accepted.
@@ -164,6 +173,15 @@ export function buildApp(options: AppOptions): FastifyInstance {
 
   app.addHook('onRequest', (request, reply, done) => {
     reply.headers(COMMON_HEADERS).header('x-request-id', request.id);
+    // Node would answer this itself, bare (http-server.ts turns that off): answered here, it is
+    // a problem with its request id, logged and counted like any other answer.
+    if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
+      sendProblem(reply.header('connection', 'close'), {
+        code: 'bad-request',
+        detail: 'an HTTP/1.1 request must carry a Host header (RFC 9112, section 3.2)',
+      });
+      return;
+    }
     done();
   });
   rejectLongUrls(app, (options.limits ?? DEFAULT_HTTP_LIMITS).maxUrlBytes);
@@ -230,11 +248,13 @@ function pathOf(url: string): string {
 }
 
 /**
- * Errors Node's HTTP parser raises before Fastify sees a request (headers too large, garbage on
- * the wire): still answered as problem+json, written to the raw socket.
+ * Errors Node's HTTP parser raises before Fastify sees a request (headers too large, a request
+ * too slow, garbage on the wire): still answered as problem+json with a request id, written to
+ * the raw socket. Returns what was written, for the request log and metrics; nothing when the
+ * client is gone.
  */
-function writeClientError(error: Error & { code?: string }, socket: Socket): void {
-  if (error.code === 'ECONNRESET' || !socket.writable) return;
+function writeClientError(error: Error & { code?: string }, socket: Socket): ClientErrorAnswer | undefined {
+  if (error.code === 'ECONNRESET' || !socket.writable) return undefined;
   const problem: Problem =
     error.code === 'HPE_HEADER_OVERFLOW'
       ? { code: 'header-fields-too-large', detail: 'the request headers are too large' }
@@ -243,9 +263,12 @@ function writeClientError(error: Error & { code?: string }, socket: Socket): voi
         : { code: 'bad-request', detail: 'the request could not be parsed as HTTP/1.1' };
   const body = problemBody(problem);
   const status = problemStatus(problem.code);
+  const requestId = randomUUID();
+  const bytes = Buffer.byteLength(body);
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
-      `Content-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-      `API-Version: ${API_VERSION}\r\nConnection: close\r\n\r\n${body}`,
+      `Content-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${bytes}\r\n` +
+      `API-Version: ${API_VERSION}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
   );
+  return { requestId, status, bytes };
 }

@@ -116,7 +116,7 @@ async function optionsYear(reader: MarketReader, initial: string, date: string):
   const yearOf = (code: string) => code.slice(0, initial.length + 4);
   const interest = new Map<string, number>();
   for (const row of await reader.endOfDay({ date, selection })) {
-    interest.set(yearOf(row.code), (interest.get(yearOf(row.code)) ?? 0) + row.openInterest);
+    interest.set(yearOf(row.code), (interest.get(yearOf(row.code)) ?? 0) + (row.openInterest ?? 0));
   }
   let best: string | undefined;
   for (const [year, total] of interest)

@@ -15,6 +15,8 @@ export const DURATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05
 /** Records the requests of one operation; made once per route, so a request builds no label set. */
 export interface OperationRecorder {
   record(status: number, seconds: number): void;
+  /** An answer whose duration is unknown (written before a request was parsed): counted only. */
+  count(status: number): void;
 }
 
 export interface Metrics {
@@ -105,16 +107,20 @@ export function createMetrics(sources: MetricsSources): Metrics {
     operation(name) {
       const timer = duration.labels(name);
       const byStatus = new Map<number, Counter.Internal>();
+      const count = (status: number) => {
+        let counter = byStatus.get(status);
+        if (counter === undefined) {
+          counter = requests.labels(name, String(status));
+          byStatus.set(status, counter);
+        }
+        counter.inc();
+      };
       return {
         record(status, seconds) {
-          let counter = byStatus.get(status);
-          if (counter === undefined) {
-            counter = requests.labels(name, String(status));
-            byStatus.set(status, counter);
-          }
-          counter.inc();
+          count(status);
           timer.observe(seconds);
         },
+        count,
       };
     },
     cacheHit: () => cacheHits.inc(),

@@ -171,12 +171,58 @@ describe('the request log', () => {
     expect(text).not.toContain(secret);
     expect(text).not.toContain(wrong.slice(`gq_${keyId}_`.length));
     expect(text).not.toContain(key);
-    expect(lines[2]?.url).toBe('/api/epi?key=gq_[redacted]');
+    expect(lines[2]?.url).toBe('/api/epi?key=[redacted]');
   });
 
   it('redacts key-like text only', async () => {
     expect(redactKeys('/api/epi?date=20250228')).toBe('/api/epi?date=20250228');
     expect(redactKeys('/api/data?futures=gq_x')).toBe('/api/data?futures=gq_x');
-    expect(redactKeys(`/x?a=gq%5F0123456789ab%5Fsecret-part_1&b=2`)).toBe('/x?a=gq_[redacted]&b=2');
+    expect(redactKeys(`/x?a=gq%5F0123456789ab%5Fsecret-part_1&b=2`)).toBe('/x?a=[redacted]&b=2');
+    expect(redactKeys('/api/messages?market=au_environmental&type=registered_trades&from=100000')).toBe(
+      '/api/messages?market=au_environmental&type=registered_trades&from=100000',
+    );
+    expect(redactKeys('/docs/swagger-ui-bundle.js')).toBe('/docs/swagger-ui-bundle.js');
+  });
+
+  // Keys of other forms: another service's, a bare hex token, a short one under a telling name.
+  const FOREIGN = ['sk_live_4eC39HqLyjWDarjtT1zdp7dc', 'a3f9c2e81b7d4f60a3f9c2e81b7d4f60', 'tok-9f3k2'];
+
+  it('never writes a key of another form: header, bearer token, query, path', async () => {
+    const [stripe = '', hex = '', short = ''] = FOREIGN;
+    await app.inject({ url: '/api/epi', headers: { authorization: `Bearer ${stripe}` } });
+    await app.inject({ url: '/api/epi', headers: { authorization: `Token ${hex}`, 'x-api-key': stripe } });
+    await app.inject({ url: `/api/epi?api_key=${stripe}` });
+    await app.inject({ url: `/api/epi?token=${short}&access_token=${short}` });
+    await app.inject({ url: `/api/data?futures=${hex}` });
+    await app.inject({ url: `/api/epi?Bearer%20${stripe}` });
+    await app.inject({ url: `/api/${hex}/epi` });
+    await app.inject({ url: `/api/epi?auth=${encodeURIComponent(`Bearer ${short}`)}` });
+    const lines = await requestLines();
+    expect(lines).toHaveLength(8);
+    const text = output.join('');
+    for (const secret of FOREIGN) expect(text).not.toContain(secret);
+    expect(lines.map((line) => line.url)).toEqual([
+      '/api/epi',
+      '/api/epi',
+      '/api/epi?api_key=[redacted]',
+      '/api/epi?token=[redacted]&access_token=[redacted]',
+      '/api/data?futures=[redacted]',
+      '/api/epi?[redacted]',
+      '/api/[redacted]/epi',
+      '/api/epi?auth=[redacted]',
+    ]);
+  });
+
+  it('redacts credential headers in any log call that includes them', async () => {
+    const [stripe = '', hex = ''] = FOREIGN;
+    app.log.info(
+      { headers: { authorization: `Bearer ${stripe}`, 'x-api-key': hex, cookie: `s=${hex}` } },
+      'x',
+    );
+    app.log.info({ req: { headers: { 'proxy-authorization': `Basic ${stripe}` } } }, 'y');
+    await new Promise((resolve) => setImmediate(resolve));
+    const text = output.join('');
+    for (const secret of FOREIGN) expect(text).not.toContain(secret);
+    expect(text).toContain('[redacted]');
   });
 });

@@ -1,4 +1,5 @@
 import type {
+  FastifyBaseLogger,
   FastifyInstance,
   FastifyReply,
   FastifyRequest,
@@ -29,6 +30,19 @@ export interface Observability {
   install(app: FastifyInstance): void;
   /** For the answers of Fastify's frameworkErrors (a malformed URL), which run no hooks. */
   observeFrameworkError(request: FastifyRequest, reply: FastifyReply): void;
+  /**
+   * For the answers Node's parser makes us write to the raw socket (400, 408, 431: no request
+   * was parsed): the same request line and counter as any answer, under `unmatched`. Their
+   * duration is unknown (no request start was seen), so the line has none and the duration
+   * histogram is left alone.
+   */
+  observeClientError(log: FastifyBaseLogger, answer: ClientErrorAnswer): void;
+}
+
+export interface ClientErrorAnswer {
+  readonly requestId: string;
+  readonly status: number;
+  readonly bytes: number;
 }
 
 /**
@@ -38,6 +52,7 @@ export interface Observability {
  */
 export function createObservability(options: ObservabilityOptions): Observability {
   const unmatched = observer(UNMATCHED, options);
+  const unparsed = options.metrics.operation(UNMATCHED);
   return {
     install(app) {
       app.decorateRequest('keyId', '');
@@ -54,6 +69,24 @@ export function createObservability(options: ObservabilityOptions): Observabilit
     },
     observeFrameworkError(request, reply) {
       reply.raw.once('finish', () => unmatched.call(request.server, request, reply, () => {}));
+    },
+    observeClientError(log, answer) {
+      unparsed.count(answer.status);
+      if (!options.logging) return;
+      // Nothing of the request is logged: it was not parsed, and its bytes may hold a key.
+      log.info(
+        {
+          reqId: answer.requestId,
+          keyId: null,
+          operation: UNMATCHED,
+          method: null,
+          url: null,
+          status: answer.status,
+          durationMs: null,
+          bytes: answer.bytes,
+        },
+        'request',
+      );
     },
   };
 }
@@ -100,10 +133,50 @@ function bytesSent(request: FastifyRequest, reply: FastifyReply): number | null 
   return typeof length === 'string' ? Number(length) : null;
 }
 
-const KEY_LIKE = /gq(?:_|%5f)[0-9a-f]{12}(?:_|%5f)[A-Za-z0-9_%-]+/gi;
+/**
+ * No path segment or parameter value of the API is longer than 20 characters (the longest,
+ * `registered_trades`, has 17): anything longer may be a credential pasted into the URL.
+ */
+const LONGEST_PLAIN = 20;
+/** Parameter names that announce a credential, whatever their value looks like. */
+const CREDENTIAL_NAME =
+  /^(?:api[-_]?key|key|token|access[-_]?token|auth|authorization|bearer|secret|password|credentials?)$/i;
+const REDACTED = '[redacted]';
 
-/** A key pasted into the URL (a client's mistake) must not reach the log either. */
+/**
+ * A key pasted into the URL (a client's mistake) must not reach the log either, whatever its
+ * form: every path segment and parameter name or value longer than any of the API's, and the
+ * value of a parameter named like a credential, is logged as [redacted].
+ */
 export function redactKeys(url: string): string {
-  if (!url.includes('gq')) return url;
-  return url.replace(KEY_LIKE, 'gq_[redacted]');
+  const mark = url.indexOf('?');
+  const path = mark < 0 ? url : url.slice(0, mark);
+  let safe = path.length <= LONGEST_PLAIN ? path : path.split('/').map(redactLong).join('/');
+  if (mark < 0) return safe;
+  safe += '?';
+  safe += url
+    .slice(mark + 1)
+    .split('&')
+    .map((pair) => {
+      const equals = pair.indexOf('=');
+      if (equals < 0) return redactLong(pair);
+      const name = pair.slice(0, equals);
+      const value = pair.slice(equals + 1);
+      const credential = CREDENTIAL_NAME.test(decodedName(name));
+      return `${redactLong(name)}=${credential ? REDACTED : redactLong(value)}`;
+    })
+    .join('&');
+  return safe;
+}
+
+function redactLong(text: string): string {
+  return text.length > LONGEST_PLAIN ? REDACTED : text;
+}
+
+function decodedName(name: string): string {
+  try {
+    return decodeURIComponent(name.replaceAll('+', ' '));
+  } catch {
+    return name;
+  }
 }

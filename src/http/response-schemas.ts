@@ -180,9 +180,17 @@ const endOfDayFields = {
   first: priceOrEmpty,
   high: priceOrEmpty,
   low: priceOrEmpty,
-  settle: priceOrEmpty,
+  settle: Type.String({
+    pattern: '^(-?\\d+\\.\\d{2})?$',
+    description: 'decimal, 2 places; "" until published (at the close)',
+    examples: ['84.50'],
+  }),
   volume: integer,
-  open_interest: integer,
+  open_interest: Type.String({
+    pattern: '^(\\d+)?$',
+    description: 'integer; "" until published (after the close), never 0 for unknown',
+    examples: ['1044'],
+  }),
 };
 
 export const dataResponse = Type.Union([
@@ -209,16 +217,25 @@ const intradayFields = {
   last: priceOrNull,
 };
 const intradayRest = {
-  volume: integerOrNull,
-  open_interest: integerOrNull,
-  open_interest_net_change: integerOrNull,
-  settle: priceOrNull,
+  volume: Type.Union([integer, Type.Null()], { description: 'traded today; null when nothing traded' }),
+  open_interest: Type.Union([integer, Type.Null()], {
+    description: 'at the previous close; null when none was published',
+  }),
+  open_interest_net_change: Type.Union([integer, Type.Null()], {
+    description: 'open_interest minus that of the close before; null unless both are published',
+  }),
+  settle: Type.Union([price, Type.Null()], {
+    description: "the previous day's settlement; null when none was published",
+  }),
 };
+const netChange = Type.Union([price, Type.Null()], {
+  description: 'last minus settle; null when nothing traded today or there is no previous settle',
+});
 
 export const intradayResponse = Type.Union([
   record({
     futures: Type.String(),
-    data: Type.Array(record({ ...intradayFields, net_change: priceOrNull, ...intradayRest }), {
+    data: Type.Array(record({ ...intradayFields, net_change: netChange, ...intradayRest }), {
       description: 'by code',
     }),
   }),

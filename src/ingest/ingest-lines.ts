@@ -2,6 +2,7 @@ import { parseFeedLine } from '../feed/ndjson.js';
 import { EventConflictError } from '../store/event-conflict-error.js';
 import type { AppendResult, MarketWriter, ValidatedEvent } from '../store/store.js';
 import { IngestError, type LineError, MAX_REPORTED_ERRORS } from './ingest-error.js';
+import { LineTooLongError } from './read-lines.js';
 import { toValidatedEvent } from './to-validated-event.js';
 
 export interface IngestLinesOptions {
@@ -53,26 +54,36 @@ export async function ingestLines(
     pendingLines = [];
   };
 
-  try {
-    reading: for await (const group of groups) {
+  const read = async () => {
+    for await (const group of groups) {
       for (const text of group) {
         lineNumber += 1;
         if (text.trim() === '') continue;
-        const parsed = parseFeedLine(text, lineNumber);
+        const parsed = parseLine(text, lineNumber);
         if (!parsed.ok) {
           if (errors.length === MAX_REPORTED_ERRORS) {
             truncated = true;
-            break reading;
+            return;
           }
           errors.push({ line: parsed.line, reason: parsed.reason });
           continue;
         }
         if (errors.length > 0) continue; // only validating from here on
-        pending.push(toValidatedEvent(parsed.event, parsed.contract));
+        pending.push(parsed.event);
         pendingLines.push(lineNumber);
         if (pending.length >= chunkSize) await flush();
       }
       options.onProgress?.(lineNumber);
+    }
+  };
+
+  try {
+    try {
+      await read();
+    } catch (error) {
+      // the reader refuses an over-long line: report it with what was found before it
+      if (!(error instanceof LineTooLongError)) throw error;
+      errors.push({ line: error.line, reason: error.message });
     }
     if (errors.length > 0) throw new IngestError(errors, 'line', truncated);
     await flush();
@@ -80,5 +91,25 @@ export async function ingestLines(
   } catch (error) {
     await batch.rollback();
     throw error;
+  }
+}
+
+type ParsedLine =
+  | { readonly ok: true; readonly event: ValidatedEvent }
+  | { readonly ok: false; readonly line: number; readonly reason: string };
+
+/**
+ * One line to a store event, or its refusal. Whatever goes wrong with a line is refused with
+ * its number: validation bounds every amount (domain/limits.ts), so an error thrown here is a
+ * fault of ours, but the operator still learns which line met it.
+ */
+function parseLine(text: string, lineNumber: number): ParsedLine {
+  try {
+    const parsed = parseFeedLine(text, lineNumber);
+    if (!parsed.ok) return parsed;
+    return { ok: true, event: toValidatedEvent(parsed.event, parsed.contract) };
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return { ok: false, line: lineNumber, reason: `could not be read: ${reason}` };
   }
 }

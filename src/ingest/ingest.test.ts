@@ -132,8 +132,8 @@ describe('ingest', () => {
     ],
     ['weekend date', '"date":"20250222"', 'date 20250222 is not a trading day (weekend or exchange holiday)'],
     ['bad time', '"time":"246000"', 'time must be HHmmss (000000-235959), got "246000"'],
-    ['negative volume', '"volume":-3', 'volume must be a positive integer, got -3'],
-    ['non-integer volume', '"volume":2.5', 'volume must be a positive integer, got 2.5'],
+    ['negative volume', '"volume":-3', 'volume must be an integer from 1 to 10000, got -3'],
+    ['non-integer volume', '"volume":2.5', 'volume must be an integer from 1 to 10000, got 2.5'],
     [
       'price with 3 decimals',
       '"price":"124.255"',
@@ -232,6 +232,60 @@ describe('ingest', () => {
     ).toBe('Ōtāhuhu RFQ — ✓');
   });
 
+  it('refuses a line without a line break beyond 64 KiB at once, without reading the rest', async () => {
+    const good = lines(feed(D1)).split('\n');
+    const chunk = Buffer.alloc(64 * 1024, 'x');
+    let chunksRead = 0;
+    // 100 MB without a newline after two good lines, produced lazily: only what is read exists
+    async function* input() {
+      yield Buffer.from(`${good[0]}\n${good[1]}\n{"type":"message","text":"`);
+      for (let index = 0; index < 1600; index += 1) {
+        chunksRead += 1;
+        yield chunk;
+      }
+    }
+    const error = await refusal(() => ingestFile(store.writer, '-', { stdin: Readable.from(input()) }));
+    expect(error.errors).toEqual([
+      { line: 3, reason: expect.stringMatching(/^line longer than 65536 bytes/) as unknown as string },
+    ]);
+    expect(chunksRead).toBeLessThanOrEqual(2);
+    expect(await exported(store)).toBe('');
+  });
+
+  it('reports an over-long line after the invalid lines before it', async () => {
+    const text = `not json\n${'y'.repeat(70_000)}\n${lines(feed(D1))}`;
+    const error = await refusal(() => ingestFile(store.writer, writeFeed(text)));
+    expect(error.errors.map((entry) => entry.line)).toEqual([1, 2]);
+    expect(error.message).toMatch(/line 2: line longer than 65536 bytes/);
+  });
+
+  it('accepts a line of exactly 64 KiB as far as its length goes', async () => {
+    const text = `${'z'.repeat(64 * 1024)}\r\n${lines(feed(D1))}`;
+    const error = await refusal(() => ingestFile(store.writer, writeFeed(text)));
+    expect(error.message).toBe('line 1: invalid JSON (malformed or truncated line)');
+  });
+
+  it('refuses every amount beyond the exchange limits with its line number, storing nothing', async () => {
+    const trade = feed(D1)[1] as FeedEvent;
+    const text = [
+      JSON.stringify({ ...trade, seq: 10, volume: 2 ** 53 - 1 }),
+      JSON.stringify({ ...trade, seq: 11, volume: 1e9 }),
+      JSON.stringify({
+        type: 'open_interest',
+        date: D1,
+        seq: 12,
+        time: '160000',
+        code: 'BNH2026',
+        open_interest: 2 ** 53 - 1,
+      }),
+      `{"type":${'['.repeat(30_000)}${']'.repeat(30_000)}}`,
+    ].join('\n');
+    const error = await refusal(() => ingestFile(store.writer, writeFeed(text)));
+    expect(error.errors.map((entry) => entry.line)).toEqual([1, 2, 3, 4]);
+    expect(error.message).not.toMatch(/call stack|not an exact/);
+    expect(await exported(store)).toBe('');
+  });
+
   it('fails clearly on a missing file', async () => {
     await expect(ingestFile(store.writer, join(directory, 'nope.ndjson'))).rejects.toThrow(/ENOENT/);
   });
@@ -240,7 +294,7 @@ describe('ingest', () => {
     const events = feed(D1);
     const broken = [...events.slice(0, 2), { ...events[2], volume: -3 } as FeedEvent, ...events.slice(3)];
     const error = await refusal(() => ingestEvents(store.writer, broken));
-    expect(error.message).toBe('event 3: volume must be a positive integer, got -3');
+    expect(error.message).toBe('event 3: volume must be an integer from 1 to 10000, got -3');
     expect(await exported(store)).toBe('');
     expect(await ingestEvents(store.writer, events)).toEqual({ added: 6, skipped: 0 });
     const conflict = await refusal(() => ingestEvents(store.writer, [{ ...events[0], seq: 2 } as FeedEvent]));

@@ -13,8 +13,8 @@ function group(partial: Partial<VolumeGroup>): VolumeGroup {
     efp: false,
     volume: 0,
     qeThirds: 0,
-    mwhTenths: 0,
-    faceValueMillis: 0,
+    mwhTenths: 0n,
+    faceValueMillis: 0n,
     count: 0,
     ...partial,
   };
@@ -27,7 +27,10 @@ function context(groups: VolumeGroup[], tradingDays = 3): QueryContext & { calls
     access: 'historical',
     clock: () => new Date(),
     reader: stubReader({
-      latestDate: () => '20250228',
+      // 20250303 is still trading: the default range ends at the latest closed day
+      latestDate: () => '20250303',
+      publishedDates: ({ publication }) =>
+        publication === 'settlement' ? ['20250227', '20250228'] : ['20250227'],
       datamineVolume: (query) => {
         calls.push(query);
         return { tradingDays, groups };
@@ -49,8 +52,8 @@ describe('datamine tables', () => {
         group({
           productClass: 'baseMonthFutures',
           qeThirds: 2,
-          mwhTenths: 5,
-          faceValueMillis: 500,
+          mwhTenths: 5n,
+          faceValueMillis: 500n,
           volume: 2,
           count: 2,
         }),
@@ -58,16 +61,16 @@ describe('datamine tables', () => {
         group({
           productClass: 'baseQuarterFutures',
           qeThirds: 3,
-          mwhTenths: 4,
-          faceValueMillis: 499,
+          mwhTenths: 4n,
+          faceValueMillis: 499n,
           volume: 1,
           count: 1,
         }),
         group({
           productClass: 'calOptions',
           qeThirds: 12,
-          mwhTenths: 15,
-          faceValueMillis: 1500,
+          mwhTenths: 15n,
+          faceValueMillis: 1500n,
           volume: 1,
           count: 1,
           block: true,
@@ -77,33 +80,33 @@ describe('datamine tables', () => {
       { type: 'au-volume' },
     );
     expect(cells(result, 'quarterlyEquivalentVolume')).toMatchObject({
-      baseMonthFutures: 1,
-      baseQuarterFutures: 1,
-      totalFutures: 2,
-      calOptions: 4,
-      totalOptions: 4,
-      total: 6,
-      block: 4,
+      baseMonthFutures: 1n,
+      baseQuarterFutures: 1n,
+      totalFutures: 2n,
+      calOptions: 4n,
+      totalOptions: 4n,
+      total: 6n,
+      block: 4n,
     });
     expect(cells(result, 'mwh')).toMatchObject({
-      baseMonthFutures: 1,
-      baseQuarterFutures: 0,
-      totalFutures: 1,
-      calOptions: 2,
-      total: 3,
+      baseMonthFutures: 1n,
+      baseQuarterFutures: 0n,
+      totalFutures: 1n,
+      calOptions: 2n,
+      total: 3n,
     });
     expect(cells(result, 'faceValue')).toMatchObject({
-      baseMonthFutures: 1,
-      baseQuarterFutures: 0,
-      calOptions: 2,
-      total: 3,
-      block: 2,
+      baseMonthFutures: 1n,
+      baseQuarterFutures: 0n,
+      calOptions: 2n,
+      total: 3n,
+      block: 2n,
     });
-    expect(cells(result, 'volume')).toMatchObject({ total: 29, block: 26, efp: 25, averageOptions: 25 });
-    expect(cells(result, 'count')).toMatchObject({ total: 5, block: 2, efp: 1 });
+    expect(cells(result, 'volume')).toMatchObject({ total: 29n, block: 26n, efp: 25n, averageOptions: 25n });
+    expect(cells(result, 'count')).toMatchObject({ total: 5n, block: 2n, efp: 1n });
     // Every region appears, in spec order, even without trades.
     expect(result.measures[0]?.regions.map((row) => row.region)).toEqual(['nsw', 'vic', 'qld', 'sa']);
-    expect(cells(result, 'volume', 'sa')).toMatchObject({ total: 0, block: 0, efp: 0 });
+    expect(cells(result, 'volume', 'sa')).toMatchObject({ total: 0n, block: 0n, efp: 0n });
   });
 
   it('leaves out classes and regions the table does not show', async () => {
@@ -114,10 +117,10 @@ describe('datamine tables', () => {
       ]),
       { type: 'au-volume' },
     );
-    expect(cells(result, 'volume')?.total).toBe(0);
+    expect(cells(result, 'volume')?.total).toBe(0n);
   });
 
-  it("defaults to the market's latest date and the 365 days before it", async () => {
+  it("defaults to the market's latest closed day and the 365 days before it", async () => {
     const ctx = context([]);
     const result = await queryDatamine(ctx, { type: 'nz-volume' });
     expect(ctx.calls).toEqual([{ market: 'nz_electricity', from: '20240229', to: '20250228' }]);
@@ -131,5 +134,35 @@ describe('datamine tables', () => {
     expect(await queryDatamine(context([]), { type: 'au-volume', from: '20240228' })).toMatchObject({
       from: '20240228',
     });
+  });
+
+  it('takes open interest of the latest day whose open interest is published, and refuses a later one', async () => {
+    const ctx = context([]);
+    const openInterest: unknown[] = [];
+    const reader = stubReader({
+      publishedDates: ({ publication }) =>
+        publication === 'settlement' ? ['20250227', '20250228'] : ['20250227'],
+      // 20250228 has traded and settled, but its open interest is not out yet
+      dates: () => ['20250227', '20250228'],
+      datamineOpenInterest: (query) => {
+        openInterest.push(query);
+        return [];
+      },
+    });
+    expect(await queryDatamine({ ...ctx, reader }, { type: 'au-oi' })).toMatchObject({ date: '20250227' });
+    expect(openInterest).toEqual([{ market: 'au_electricity', date: '20250227' }]);
+    let refused: unknown;
+    try {
+      await queryDatamine({ ...ctx, reader }, { type: 'au-oi', date: '20250228' });
+    } catch (error) {
+      refused = error;
+    }
+    expect(refused).toBeInstanceOf(QueryError);
+    expect(refused).toMatchObject({
+      code: 'no-data',
+      extensions: { nearestDate: '20250227' },
+      message: expect.stringContaining('open interest of au_electricity for 20250228 is not published yet'),
+    });
+    expect(openInterest).toHaveLength(1);
   });
 });

@@ -1,11 +1,11 @@
 import type { Region } from '../domain/catalogue.js';
 import type { DatamineClass } from '../domain/datamine.js';
 import { addDays, daysBetween } from '../domain/dates.js';
-import { divideRounded } from '../domain/decimal.js';
+import { divideRoundedBig } from '../domain/decimal.js';
 import type { OpenInterestGroup, VolumeGroup } from '../store/store.js';
 import type { QueryContext } from './context.js';
 import { invalidParameters, type ParamIssue } from './errors.js';
-import { latestDateOf, requireDate } from './resolve.js';
+import { latestPublished, requirePublished } from './resolve.js';
 
 export type DatamineType = 'au-volume' | 'au-oi' | 'nz-volume';
 export const DATAMINE_TYPES: readonly DatamineType[] = ['au-volume', 'au-oi', 'nz-volume'];
@@ -52,31 +52,34 @@ const LAYOUTS: Readonly<Record<DatamineType, Layout>> = {
   },
 };
 
-/** A measure: its JSON key, the group field it sums and the scale to whole units. */
+/**
+ * A measure: its JSON key, the group field it sums and the scale to whole units. Sums are
+ * bigints: a year of MWh or face value passes 2^53 at the feed's limits (docs/feed-format.md).
+ */
 interface Measure<G> {
   readonly name: string;
-  readonly value: (group: G) => number;
-  readonly per: number;
+  readonly value: (group: G) => bigint;
+  readonly per: bigint;
 }
 
 const VOLUME_MEASURES: readonly Measure<VolumeGroup>[] = [
-  { name: 'volume', value: (g) => g.volume, per: 1 },
-  { name: 'quarterlyEquivalentVolume', value: (g) => g.qeThirds, per: 3 },
-  { name: 'mwh', value: (g) => g.mwhTenths, per: 10 },
-  { name: 'faceValue', value: (g) => g.faceValueMillis, per: 1000 },
-  { name: 'count', value: (g) => g.count, per: 1 },
+  { name: 'volume', value: (g) => BigInt(g.volume), per: 1n },
+  { name: 'quarterlyEquivalentVolume', value: (g) => BigInt(g.qeThirds), per: 3n },
+  { name: 'mwh', value: (g) => g.mwhTenths, per: 10n },
+  { name: 'faceValue', value: (g) => g.faceValueMillis, per: 1000n },
+  { name: 'count', value: (g) => BigInt(g.count), per: 1n },
 ];
 
 const OPEN_INTEREST_MEASURES: readonly Measure<OpenInterestGroup>[] = [
-  { name: 'openInterest', value: (g) => g.openInterest, per: 1 },
-  { name: 'quarterlyEquivalentOpenInterest', value: (g) => g.qeThirds, per: 3 },
-  { name: 'mwh', value: (g) => g.mwhTenths, per: 10 },
-  { name: 'faceValue', value: (g) => g.faceValueMillis, per: 1000 },
+  { name: 'openInterest', value: (g) => BigInt(g.openInterest), per: 1n },
+  { name: 'quarterlyEquivalentOpenInterest', value: (g) => BigInt(g.qeThirds), per: 3n },
+  { name: 'mwh', value: (g) => g.mwhTenths, per: 10n },
+  { name: 'faceValue', value: (g) => g.faceValueMillis, per: 1000n },
 ];
 
 export interface DatamineTable {
   readonly name: string;
-  readonly regions: readonly { readonly region: string; readonly cells: Readonly<Record<string, number>> }[];
+  readonly regions: readonly { readonly region: string; readonly cells: Readonly<Record<string, bigint>> }[];
 }
 
 export interface DatamineLayoutView {
@@ -154,11 +157,12 @@ export async function queryDatamine(context: QueryContext, input: DatamineParams
     volume: layout.volume,
   };
   if (!layout.volume) {
-    const scope = { market: layout.market };
+    // Open interest at the close of a day that has none published yet is unknown, not 0: only
+    // days whose open interest is out are answered (docs/api.md, "Which day an answer is about").
     const date =
       params.date === undefined
-        ? await latestDateOf(reader, scope)
-        : await requireDate(reader, scope, params.date);
+        ? await latestPublished(reader, layout.market, 'open_interest')
+        : await requirePublished(reader, layout.market, 'open_interest', params.date);
     const groups = await reader.datamineOpenInterest({ market: 'au_electricity', date });
     return {
       kind: 'open-interest',
@@ -167,7 +171,8 @@ export async function queryDatamine(context: QueryContext, input: DatamineParams
       measures: tabulate(layout, OPEN_INTEREST_MEASURES, groups),
     };
   }
-  const to = params.to ?? (await latestDateOf(reader, { market: layout.market }));
+  // The default range ends at the latest closed day: a partial live day would skew `average`.
+  const to = params.to ?? (await latestPublished(reader, layout.market, 'settlement'));
   const from = params.from ?? addDays(to, -DEFAULT_RANGE_DAYS);
   const range = rangeIssues(from, to);
   if (range.length > 0) throw invalidParameters(range);
@@ -195,11 +200,11 @@ function tabulate<G extends { region: Region; productClass: DatamineClass; block
   const classes = new Set<string>([...layout.futuresClasses, ...layout.optionClasses]);
   const regions = new Set<string>(layout.regions);
   return measures.map((measure) => {
-    const sums = new Map<string, Map<string, number>>();
+    const sums = new Map<string, Map<string, bigint>>();
     for (const region of layout.regions) sums.set(region, new Map());
     for (const group of groups) {
       if (!regions.has(group.region) || !classes.has(group.productClass)) continue;
-      const cells = sums.get(group.region) as Map<string, number>;
+      const cells = sums.get(group.region) as Map<string, bigint>;
       const value = measure.value(group);
       add(cells, group.productClass, value);
       if (group.block) add(cells, 'block', value);
@@ -208,11 +213,11 @@ function tabulate<G extends { region: Region; productClass: DatamineClass; block
     return {
       name: measure.name,
       regions: layout.regions.map((region) => {
-        const raw = sums.get(region) as Map<string, number>;
-        const cells: Record<string, number> = {};
-        const round = (key: string) => divideRounded(raw.get(key) ?? 0, measure.per);
-        let totalFutures = 0;
-        let totalOptions = 0;
+        const raw = sums.get(region) as Map<string, bigint>;
+        const cells: Record<string, bigint> = {};
+        const round = (key: string) => divideRoundedBig(raw.get(key) ?? 0n, measure.per);
+        let totalFutures = 0n;
+        let totalOptions = 0n;
         for (const name of layout.futuresClasses) {
           cells[name] = round(name);
           totalFutures += cells[name];
@@ -234,6 +239,6 @@ function tabulate<G extends { region: Region; productClass: DatamineClass; block
   });
 }
 
-function add(cells: Map<string, number>, key: string, value: number): void {
-  cells.set(key, (cells.get(key) ?? 0) + value);
+function add(cells: Map<string, bigint>, key: string, value: bigint): void {
+  cells.set(key, (cells.get(key) ?? 0n) + value);
 }

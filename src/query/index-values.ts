@@ -14,7 +14,10 @@ export interface IndexResult {
   readonly rows: IndexRow[];
 }
 
-/** epi and npi (spec 4.2, 4.3): one row per curve year; default the latest date. */
+/**
+ * epi and npi (spec 4.2, 4.3): one row per curve year. An index's dates are those with values
+ * published (after the close), so its latest date is never a day still trading.
+ */
 export async function queryIndex(context: QueryContext, params: IndexParams): Promise<IndexResult> {
   const { reader } = context;
   const scope = { index: params.index };

@@ -1,7 +1,7 @@
 import type { Selection } from '../domain/codes.js';
 import { daysBetween } from '../domain/dates.js';
 import type { MarketCode } from '../domain/markets.js';
-import type { DateScope, MarketReader, MarketScope } from '../store/store.js';
+import type { ClosePublication, DateScope, MarketReader, MarketScope } from '../store/store.js';
 import type { ContractParam, TradeScopeParam } from './context.js';
 import { QueryError } from './errors.js';
 
@@ -54,17 +54,10 @@ export async function requireDate(
   date: string,
   parameter = 'date',
 ): Promise<string> {
-  const dates = await reader.dates(scope);
-  const index = lowerBound(dates, date);
-  if (dates[index] === date) return date;
-  const nearest = nearestOf(dates[index - 1], dates[index], date);
-  if (nearest === undefined) {
-    throw new QueryError('no-data', `${describe(scope)} has no data yet`, [
-      { parameter, message: 'no data is available' },
-    ]);
-  }
-  const message = `${describe(scope)} has no data for ${date}; the nearest available date is ${nearest}`;
-  throw new QueryError('no-data', message, [{ parameter, message }], { nearestDate: nearest });
+  return requireAmong(await reader.dates(scope), date, parameter, {
+    none: `${describe(scope)} has no data yet`,
+    missing: `${describe(scope)} has no data for ${date}`,
+  });
 }
 
 /** The latest date holding data for the scope (a 404 when the store holds none). */
@@ -72,6 +65,72 @@ export async function latestDateOf(reader: MarketReader, scope: DateScope): Prom
   const latest = await reader.latestDate(scope);
   if (latest === undefined) throw new QueryError('no-data', `${describe(scope)} has no data yet`);
   return latest;
+}
+
+const PUBLISHED: Readonly<Record<ClosePublication, { what: string; when: string }>> = {
+  settlement: { what: 'settlement', when: 'at the close' },
+  open_interest: { what: 'open interest', when: 'after the close' },
+};
+
+/**
+ * The latest day of the market whose `publication` is out: the default date of the operations
+ * about a day (docs/api.md, "Which day an answer is about"). A day still trading has neither
+ * publication, so it is never the default: an answer never shows its unknown close as 0.
+ */
+export async function latestPublished(
+  reader: MarketReader,
+  market: MarketCode,
+  publication: ClosePublication,
+): Promise<string> {
+  const latest = (await reader.publishedDates({ market, publication })).at(-1);
+  if (latest !== undefined) return latest;
+  const { what, when } = PUBLISHED[publication];
+  const live = await reader.latestDate({ market });
+  const message =
+    live === undefined
+      ? `${market} has no data yet`
+      : `${market} has no ${what} published yet (it is published ${when}; ${live} is still trading)`;
+  throw new QueryError('no-data', message);
+}
+
+/**
+ * The date itself when the market's `publication` is out for it; otherwise a 404 naming the
+ * nearest date that has it (a day still trading: the latest published one).
+ */
+export async function requirePublished(
+  reader: MarketReader,
+  market: MarketCode,
+  publication: ClosePublication,
+  date: string,
+  parameter = 'date',
+): Promise<string> {
+  const { what, when } = PUBLISHED[publication];
+  const [trading, published] = await Promise.all([
+    reader.dates({ market }),
+    reader.publishedDates({ market, publication }),
+  ]);
+  return requireAmong(published, date, parameter, {
+    none: `${market} has no ${what} published yet (it is published ${when})`,
+    missing: trading.includes(date)
+      ? `the ${what} of ${market} for ${date} is not published yet (it is published ${when})`
+      : `${market} has no ${what} for ${date}`,
+  });
+}
+
+function requireAmong(
+  dates: readonly string[],
+  date: string,
+  parameter: string,
+  messages: { readonly none: string; readonly missing: string },
+): string {
+  const index = lowerBound(dates, date);
+  if (dates[index] === date) return date;
+  const nearest = nearestOf(dates[index - 1], dates[index], date);
+  if (nearest === undefined) {
+    throw new QueryError('no-data', messages.none, [{ parameter, message: 'no data is available' }]);
+  }
+  const message = `${messages.missing}; the nearest available date is ${nearest}`;
+  throw new QueryError('no-data', message, [{ parameter, message }], { nearestDate: nearest });
 }
 
 /**

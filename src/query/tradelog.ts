@@ -2,7 +2,7 @@ import { rescaleDown } from '../domain/decimal.js';
 import { isElectricity } from '../domain/markets.js';
 import type { TradeRow } from '../store/store.js';
 import type { QueryContext, TradeScopeParam } from './context.js';
-import { latestDateOf, requireDate, requireListed, tradeSelection } from './resolve.js';
+import { latestPublished, requireDate, requireListed, tradeSelection } from './resolve.js';
 
 export interface TradeLogParams {
   readonly scope: TradeScopeParam;
@@ -16,30 +16,37 @@ export interface TradeLogResult {
     readonly trades: number;
     readonly volume: number;
     readonly mwhTenths: number;
-    readonly faceValueCents: number;
+    /** bigint: a day of trades at the feed's limits passes 2^53 cents (docs/feed-format.md). */
+    readonly faceValueCents: bigint;
   };
   /** In time order. */
   readonly rows: TradeRow[];
 }
 
+/**
+ * A day's trade log (spec 4.4). The latest available date is the market's latest closed day, for
+ * both access levels (docs/api.md, "Which day an answer is about"): the live day's trades are
+ * the intraday operations' (trades, ticker); a historical key may still name the live day.
+ */
 export async function queryTradeLog(context: QueryContext, params: TradeLogParams): Promise<TradeLogResult> {
   const { reader } = context;
   const { market, selection } = tradeSelection(params.scope);
   const requested = context.access === 'historical' ? params.date : undefined;
   const date =
     requested === undefined
-      ? await latestDateOf(reader, { market })
+      ? await latestPublished(reader, market, 'settlement')
       : await requireDate(reader, { market }, requested);
   const rows = await reader.tradeLog({ date, selection });
   if (rows.length === 0) await requireListed(reader, params.scope);
   let volume = 0;
+  // at most 10^6 trades a day of 87,840 tenths x 10^4 lots: below 2^53 (docs/feed-format.md)
   let mwhTenths = 0;
-  let faceValueCents = 0;
+  let faceValueCents = 0n;
   for (const row of rows) {
     volume += row.volume;
     mwhTenths += row.mwhTenths ?? 0;
     // The summary adds the rows' displayed face values, so a reader's sum of the rows matches.
-    if (row.faceValueMillis !== null) faceValueCents += rescaleDown(row.faceValueMillis, 1);
+    if (row.faceValueMillis !== null) faceValueCents += BigInt(rescaleDown(row.faceValueMillis, 1));
   }
   return {
     date,

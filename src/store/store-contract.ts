@@ -1,7 +1,8 @@
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Selection } from '../domain/codes.js';
+import type { MarketCode } from '../domain/markets.js';
 import { EventConflictError } from './event-conflict-error.js';
-import type { AppendNotice, MarketStore, ValidatedEvent } from './store.js';
+import type { AppendNotice, ClosePublication, MarketStore, ValidatedEvent } from './store.js';
 import {
   book,
   customMarket,
@@ -580,18 +581,19 @@ export function describeMarketStore(
         expect(futures.map((row) => row.code)).toEqual(['BNH2026', 'BNU2025', 'BNZ2025', 'HNM2026']);
         // strip legs count in volume but set no prices
         expect(futures[1]).toMatchObject({ volume: 2, firstCents: null, highCents: null, lowCents: null });
+        // no open interest was published for HNM2026: unknown, not 0
         expect(futures[3]).toMatchObject({
           volume: 2,
           firstCents: 12185,
           settleCents: 12185,
-          openInterest: 0,
+          openInterest: null,
         });
         const options = await store.reader.endOfDay({ date: D1, selection: AU_OPTIONS });
         expect(
           options.map((row) => [row.code, row.optionType, row.impliedVolatility, row.openInterest]),
         ).toEqual([
           ['BNH20260012000C', 'C', 2228, 50],
-          ['BNH20260012000P', 'P', null, 0],
+          ['BNH20260012000P', 'P', null, null],
         ]);
         expect(
           await store.reader.endOfDay({ date: D1, selection: { ...AU_OPTIONS, optionType: 'P' } }),
@@ -644,6 +646,8 @@ export function describeMarketStore(
           volume: null,
           settleCents: 12185,
           lastCents: null,
+          openInterest: null,
+          openInterestChange: null,
         });
         const first = await store.reader.intraday({ date: D1, selection: BNH_FUTURES });
         expect(first[0]).toMatchObject({
@@ -651,6 +655,71 @@ export function describeMarketStore(
           volume: 46,
           settleCents: null,
           openInterest: null,
+        });
+      });
+
+      it('lists the days whose settlement and whose open interest are published, per market', async () => {
+        const published = (market: MarketCode, publication: ClosePublication) =>
+          store.reader.publishedDates({ market, publication });
+        // D3 is still trading: in dates(), not published
+        expect(await published('au_electricity', 'settlement')).toEqual([D1, D2]);
+        expect(await published('au_electricity', 'open_interest')).toEqual([D1, D2]);
+        // a market that traded but never settled has nothing published
+        expect(await published('au_gas', 'settlement')).toEqual([]);
+        expect(await published('nz_electricity', 'open_interest')).toEqual([]);
+        expect(await published('au_environmental', 'settlement')).toEqual([]);
+        // the close comes in two publications: settlements first, open interest after
+        await store.writer.append([settle(D3, 2, 'BNH2026', 12335)]);
+        expect(await published('au_electricity', 'settlement')).toEqual([D1, D2, D3]);
+        expect(await published('au_electricity', 'open_interest')).toEqual([D1, D2]);
+        expect((await store.reader.endOfDay({ date: D3, selection: BNH_FUTURES }))[0]).toMatchObject({
+          settleCents: 12335,
+          openInterest: null,
+        });
+        await store.writer.append([openInterest(D3, 3, 'BNH2026', 1050)]);
+        expect(await published('au_electricity', 'open_interest')).toEqual([D1, D2, D3]);
+        expect(await published('au_gas', 'open_interest')).toEqual([]);
+      });
+
+      it('shows what a live day has not published as unknown, never as 0', async () => {
+        // D3 until 11:00: a book, trades of a listed contract and of one new today; no close yet
+        await store.writer.append([
+          trade(D3, 2, '103000', 'BNH2026', 12350, 2),
+          trade(D3, 3, '104500', 'BNM2026', 11800, 4),
+          book(D3, 4, '110000', 'BNM2026', [11790, 1], null),
+        ]);
+        expect(await store.reader.endOfDay({ date: D3, selection: { ...AU_FUTURES, prefix: 'BN' } })).toEqual(
+          [
+            expect.objectContaining({
+              code: 'BNH2026',
+              volume: 2,
+              lowCents: 12350,
+              settleCents: null,
+              openInterest: null,
+            }),
+            expect.objectContaining({ code: 'BNM2026', volume: 4, settleCents: null, openInterest: null }),
+          ],
+        );
+        expect(await store.reader.datamineOpenInterest({ market: 'au_electricity', date: D3 })).toEqual([]);
+        const intraday = await store.reader.intraday({
+          date: D3,
+          selection: { ...AU_FUTURES, prefix: 'BN' },
+        });
+        expect(intraday.map((row) => row.code)).toEqual(['BNH2026', 'BNM2026']);
+        // the previous close (D2) where it was published; null for a contract new today
+        expect(intraday[0]).toMatchObject({
+          lastCents: 12350,
+          volume: 2,
+          settleCents: 12330,
+          openInterest: 1044,
+          openInterestChange: 44,
+        });
+        expect(intraday[1]).toMatchObject({
+          lastCents: 11800,
+          volume: 4,
+          settleCents: null,
+          openInterest: null,
+          openInterestChange: null,
         });
       });
 
@@ -674,8 +743,8 @@ export function describeMarketStore(
             efp: false,
             volume: 15,
             qeThirds: 45,
-            mwhTenths: 15 * 2160 * 10,
-            faceValueMillis: 10 * 550 * 2160 * 10 + 5 * 300 * 2160 * 10,
+            mwhTenths: BigInt(15 * 2160 * 10),
+            faceValueMillis: BigInt(10 * 550 * 2160 * 10 + 5 * 300 * 2160 * 10),
             count: 2,
           },
           {
@@ -686,12 +755,13 @@ export function describeMarketStore(
             // the strip's legs and the quarter's own trades; the strip row itself is not counted
             volume: 2 + 2 + 2 + 3 + 5 + 4 + 1,
             qeThirds: 19 * 3,
-            mwhTenths: 44_160 + 44_160 + 43_200 + bnhMwh + 2160 * 10,
-            faceValueMillis:
+            mwhTenths: BigInt(44_160 + 44_160 + 43_200 + bnhMwh + 2160 * 10),
+            faceValueMillis: BigInt(
               542_373_120 +
-              483_816_960 +
-              545_745_600 +
-              (3 * 12501 + 5 * 12600 + 4 * 12400 + 12320) * 2160 * 10,
+                483_816_960 +
+                545_745_600 +
+                (3 * 12501 + 5 * 12600 + 4 * 12400 + 12320) * 2160 * 10,
+            ),
             count: 7,
           },
           {
@@ -701,8 +771,8 @@ export function describeMarketStore(
             efp: true,
             volume: 2,
             qeThirds: 6,
-            mwhTenths: 2 * 2160 * 10,
-            faceValueMillis: 2 * 11000 * 2160 * 10,
+            mwhTenths: BigInt(2 * 2160 * 10),
+            faceValueMillis: BigInt(2 * 11000 * 2160 * 10),
             count: 1,
           },
           {
@@ -712,8 +782,8 @@ export function describeMarketStore(
             efp: false,
             volume: 30,
             qeThirds: 90,
-            mwhTenths: 30 * 2160 * 10,
-            faceValueMillis: 30 * 13000 * 2160 * 10,
+            mwhTenths: BigInt(30 * 2160 * 10),
+            faceValueMillis: BigInt(30 * 13000 * 2160 * 10),
             count: 1,
           },
         ]);
@@ -731,8 +801,8 @@ export function describeMarketStore(
               efp: false,
               volume: 3,
               qeThirds: 9,
-              mwhTenths: 6480,
-              faceValueMillis: 3 * 15000 * 2160,
+              mwhTenths: BigInt(6480),
+              faceValueMillis: BigInt(3 * 15000 * 2160),
               count: 1,
             },
           ],
@@ -746,19 +816,72 @@ export function describeMarketStore(
             productClass: 'averageOptions',
             openInterest: 50,
             qeThirds: 150,
-            mwhTenths: 50 * 2160 * 10,
-            faceValueMillis: 50 * 560 * 2160 * 10,
+            mwhTenths: BigInt(50 * 2160 * 10),
+            faceValueMillis: BigInt(50 * 560 * 2160 * 10),
           },
           {
             region: 'nsw',
             productClass: 'baseQuarterFutures',
             openInterest: 1000,
             qeThirds: 3000,
-            mwhTenths: 1000 * 2160 * 10,
-            faceValueMillis: 1000 * 12400 * 2160 * 10,
+            mwhTenths: BigInt(1000 * 2160 * 10),
+            faceValueMillis: BigInt(1000 * 12400 * 2160 * 10),
           },
         ]);
         expect(await store.reader.datamineOpenInterest({ market: 'au_electricity', date: D3 })).toEqual([]);
+      });
+    });
+
+    describe('amounts at the feed limits', () => {
+      // The largest trade and open interest the feed accepts (docs/feed-format.md, "Limits"):
+      // 10,000 lots at 100,000.00, 1,000,000 lots of open interest. A day of 5,000 such trades
+      // of one quarter passes 2^63 millis of face value, in two appends (so both the in-memory
+      // sums and the stored rows carry it).
+      const LOTS = 10_000;
+      const CENTS = 10_000_000;
+      const faceOfOne = BigInt(LOTS) * BigInt(CENTS) * 2208n * 10n;
+
+      it('keeps datamine volume sums exact beyond 2^53 and 2^63', async () => {
+        const trades = (first: number, count: number, cents: number) =>
+          Array.from({ length: count }, (_, index) =>
+            trade(D1, first + index, '110000', 'BNZ2028', cents, LOTS),
+          );
+        await store.writer.append(trades(1, 2500, CENTS));
+        await store.writer.append([...trades(2501, 2500, CENTS), ...trades(5001, 10, -CENTS)]);
+        await store.writer.append(trades(1, 1, CENTS)); // a replay adds nothing
+        const { groups } = await store.reader.datamineVolume({ market: 'au_electricity', from: D1, to: D1 });
+        const [group, ...others] = groups;
+        expect(others).toEqual([]);
+        expect(group).toMatchObject({
+          volume: 5010 * LOTS,
+          qeThirds: 5010 * LOTS * 3,
+          mwhTenths: 5010n * BigInt(LOTS) * 2208n * 10n,
+          faceValueMillis: 4990n * faceOfOne,
+          count: 5010,
+        });
+        const log = await store.reader.tradeLog({ date: D1, selection: { market: 'au_electricity' } });
+        expect(log).toHaveLength(5010);
+        expect(log[0]?.faceValueMillis).toBe(Number(faceOfOne));
+      });
+
+      it('keeps datamine open interest sums exact beyond 2^53', async () => {
+        const codes = ['BNH2026', 'BNM2026', 'BNU2026', 'BNZ2026'];
+        await store.writer.append(
+          codes.flatMap((code, index) => [
+            settle(D1, 2 * index + 1, code, CENTS),
+            openInterest(D1, 2 * index + 2, code, 1_000_000),
+          ]),
+        );
+        const [group] = await store.reader.datamineOpenInterest({ market: 'au_electricity', date: D1 });
+        const hours = 2160n + 2184n + 2208n + 2208n;
+        expect(group).toEqual({
+          region: 'nsw',
+          productClass: 'baseQuarterFutures',
+          openInterest: 4_000_000,
+          qeThirds: 12_000_000,
+          mwhTenths: 1_000_000n * hours * 10n,
+          faceValueMillis: 1_000_000n * BigInt(CENTS) * hours * 10n,
+        });
       });
     });
 

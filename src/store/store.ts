@@ -68,9 +68,15 @@ export interface EndOfDayRow {
   readonly firstCents: number | null;
   readonly highCents: number | null;
   readonly lowCents: number | null;
+  /** null until the contract's settlement of the date is published (at the close). */
   readonly settleCents: number | null;
+  /** Traded so far that date: a real 0 when the contract did not trade. */
   readonly volume: number;
-  readonly openInterest: number;
+  /**
+   * Open interest at the close of the date; null until it is published for the contract
+   * (after the close; a live day has none), never a 0 standing for "unknown".
+   */
+  readonly openInterest: number | null;
   readonly impliedVolatility: number | null;
 }
 
@@ -88,11 +94,11 @@ export interface IntradayRow {
   readonly lastCents: number | null;
   /** Today's traded volume (all trade types); null when nothing traded today. */
   readonly volume: number | null;
-  /** Open interest at the previous close. */
+  /** Open interest at the previous close; null when not published for the contract. */
   readonly openInterest: number | null;
   /** Previous close's open interest minus the close before it; null unless both are known. */
   readonly openInterestChange: number | null;
-  /** Previous day's settlement price. */
+  /** Previous day's settlement price; null when none was published. */
   readonly settleCents: number | null;
   /** Implied volatility of the previous settlement (options). */
   readonly impliedVolatility: number | null;
@@ -126,8 +132,9 @@ export interface VolumeGroup {
   readonly efp: boolean;
   readonly volume: number;
   readonly qeThirds: number;
-  readonly mwhTenths: number;
-  readonly faceValueMillis: number;
+  /** bigint: a year of the feed's largest days passes 2^53 (docs/feed-format.md, "Limits"). */
+  readonly mwhTenths: bigint;
+  readonly faceValueMillis: bigint;
   readonly count: number;
 }
 
@@ -137,8 +144,9 @@ export interface OpenInterestGroup {
   readonly productClass: DatamineClass;
   readonly openInterest: number;
   readonly qeThirds: number;
-  readonly mwhTenths: number;
-  readonly faceValueMillis: number;
+  /** bigint: many contracts at the feed's limits pass 2^53 (docs/feed-format.md, "Limits"). */
+  readonly mwhTenths: bigint;
+  readonly faceValueMillis: bigint;
 }
 
 /** A whole market, futures and options together (the tradelog/trades `market` parameter). */
@@ -148,6 +156,12 @@ export interface MarketScope {
 
 /** What a date-bearing question is asked about: a market (all its data) or the index series. */
 export type DateScope = { readonly market: MarketCode } | { readonly index: IndexName };
+
+/**
+ * What a market's close publishes, each at its own time: the settlements (at the close: the day
+ * has closed) and the open interest (after the close). A day still trading has neither.
+ */
+export type ClosePublication = 'settlement' | 'open_interest';
 
 export interface MarketReader {
   /** Monotonic version of the stored data (the last assigned event sequence); 0 when empty. */
@@ -164,6 +178,12 @@ export interface MarketReader {
   dates(scope?: DateScope): Promise<string[]>;
   /** Latest date holding data for the scope; without a scope, the exchange's current day. */
   latestDate(scope?: DateScope): Promise<string | undefined>;
+  /**
+   * Dates of the market on which `publication` is stored for at least one contract, ascending:
+   * a subset of dates({ market }) without the day still trading (and without any day whose
+   * close has not been published yet).
+   */
+  publishedDates(query: { market: MarketCode; publication: ClosePublication }): Promise<string[]>;
   /** Book, trade and settle messages of a date, newest first (time desc, then arrival desc). */
   ticker(query: {
     date: string;

@@ -20,11 +20,11 @@ export const dataRoute = defineRoute({
     tag: 'end of day',
     description:
       'One record per contract of a day, by code. `first`, `high` and `low` come from on-screen trades of ' +
-      'the contract itself (empty when it did not trade on screen). Options come as `put` and `call` ' +
-      'lists in JSON.',
+      'the contract itself (empty when it did not trade on screen). `settle` and `open_interest` are empty ' +
+      'until published (at and after the close), never 0. Options come as `put` and `call` lists in JSON.',
     params: {
       date:
-        "The day; default: the market's latest day whose settlement is published (while the live day " +
+        "The day; default: the market's latest closed day (its settlement published; while the live day " +
         'runs, the day before).',
     },
     examples: {

@@ -44,8 +44,10 @@ export const datamineRoute = defineRoute({
     params: {
       type: 'The statistics.',
       from: 'Volume types: first day (inclusive); default 365 days before `to`.',
-      to: "Volume types: last day (inclusive); default the market's latest day.",
-      date: 'au-oi: the day; default the latest day.',
+      to: "Volume types: last day (inclusive); default the market's latest closed day.",
+      date:
+        'au-oi: the day; default the latest day whose open interest is published (after the close); a day ' +
+        'without it is a 404 naming the nearest one.',
       layout:
         "The CSV form: `sections` (default, the specification's: one section per measure) or `long` (one " +
         'row per measure, region and field under one header, for pandas, DuckDB and BI tools). JSON is ' +

@@ -20,7 +20,9 @@ export const intradayRoute = defineRoute({
     description:
       "Per-contract snapshot of the current trading day, by code. `settle` is the previous day's " +
       'settlement, `last` the last on-screen price today, `net_change` = last - settle (null when nothing ' +
-      'traded today), `open_interest` as at the previous close. Absent values are null.',
+      'traded today or no previous settle was published), `open_interest` as at the previous close and ' +
+      '`open_interest_net_change` its change from the close before (null unless both were published). ' +
+      'Absent values are null, never 0.',
     examples: {
       futures: 'futures=BNH',
       'options-puts': 'options={options:BNH}P',

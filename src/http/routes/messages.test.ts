@@ -37,11 +37,32 @@ beforeAll(async () => {
     {
       type: 'message',
       date: '20250228',
-      seq: 9_000_001,
+      seq: 999_001,
       time: '165900',
       market: 'au_electricity',
       board: 'message_board',
       text: 'Tab\there, "quoted", comma',
+    },
+    // Free text that a spreadsheet would run as a formula (OWASP, "CSV Injection").
+    ...['=1+1', '+SUM(A1)', '-2+3', '@cmd', '\t=x', '\r=x'].map((text, index) => ({
+      type: 'message' as const,
+      date: '20250228',
+      seq: 999_010 + index,
+      time: `1659${10 + index}`,
+      market: 'au_gas',
+      board: 'registered_trades' as const,
+      text,
+    })),
+    {
+      type: 'custom_market',
+      date: '20250228',
+      seq: 999_020,
+      time: '165950',
+      market: 'au_gas',
+      contract: '=HYPERLINK("http://x","y")',
+      net: '-0.50',
+      size: 1,
+      legs: [{ price: '-0.50', ratio: '-1.00' }],
     },
   ]);
 });
@@ -112,6 +133,28 @@ describe('GET /api/messages', () => {
       '/api/messages?market=au_electricity&type=message_board&from=165900&format=csv',
     );
     expect(csv.body).toBe('time\tmessage\n165900\t"Tab\there, ""quoted"", comma"\n');
+  });
+
+  it('neutralises message text that a spreadsheet would run as a formula, in CSV only', async () => {
+    const query = '/api/messages?market=au_gas&type=registered_trades&from=165910';
+    const csv = await api.get(query, { accept: 'text/csv' });
+    expect(csv.body).toBe(
+      'time\tmessage\n' +
+        `165915\t"'\r=x"\n165914\t"'\t=x"\n165913\t"'@cmd"\n` +
+        `165912\t"'-2+3"\n165911\t"'+SUM(A1)"\n165910\t"'=1+1"\n`,
+    );
+    const { data } = await messages('market=au_gas&type=registered_trades&from=165910');
+    expect(data.map((row) => row.message)).toEqual(['\r=x', '\t=x', '@cmd', '-2+3', '+SUM(A1)', '=1+1']);
+  });
+
+  it("neutralises a custom market's name but never a number such as -0.50", async () => {
+    const csv = await api.get('/api/messages?market=au_gas&type=custom_market&from=165950', {
+      accept: 'text/csv',
+    });
+    const [, row] = csv.body.split('\n');
+    expect(row).toBe(
+      `"'=HYPERLINK(""http://x"",""y"")"\t-0.50\t1\t-0.50\t0.00\t0.00\t0.00\t0.00\t0.00\t-1.00\t0.00\t0.00\t0.00\t0.00\t0.00`,
+    );
   });
 
   it('answers a market without messages with empty data', async () => {

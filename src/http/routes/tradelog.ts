@@ -29,7 +29,11 @@ export const tradelogRoute = defineRoute({
       'electricity, its options. Futures codes carry the F suffix; electricity rows add `hours` and ' +
       '`face_value` (volume x price x hours x MW per lot). Trade types: N normal (on screen, or a strip), ' +
       'Z strip leg at its allocated price, B block trade, E exchange for physical.',
-    params: { date: "The day; default: the latest day of the code's market." },
+    params: {
+      date:
+        "The day; default: the latest closed day of the code's market (its settlement published); name the " +
+        'live day for its trades so far.',
+    },
     examples: {
       market: 'market=au_electricity',
       'futures-day': 'futures={futures:HNM}&date={pastDay}',

@@ -219,6 +219,16 @@ export const MIGRATIONS: readonly string[] = [
   ) WITHOUT ROWID;
   INSERT INTO day_revisions (date, revision) SELECT date, max(id) FROM events GROUP BY date;
   `,
+  `
+  -- A day's face value of a datamine group can pass 2^63 millis at the feed's limits
+  -- (docs/feed-format.md, "Limits"), where SQLite's integer addition silently turns to floating
+  -- point: face_value_millis keeps the remainder below 10^14 and face_value_high the multiples
+  -- of 10^14 (one trade, below 2^53, plus a remainder stays exact in JavaScript too), exact
+  -- with the same sign convention as SQLite's / and %.
+  ALTER TABLE datamine_daily ADD COLUMN face_value_high INTEGER NOT NULL DEFAULT 0;
+  UPDATE datamine_daily SET face_value_high = face_value_millis / 100000000000000,
+    face_value_millis = face_value_millis % 100000000000000;
+  `,
 ];
 
 /** Brings the schema up to date, each migration in its own transaction. */

@@ -5,12 +5,14 @@ import type { OptionType } from '../../domain/contract.js';
 import type { DatamineClass } from '../../domain/datamine.js';
 import type { TradeType } from '../../feed/events.js';
 import type {
+  ClosePublication,
   CustomMarketRow,
   DateScope,
   EndOfDayRow,
   IntradayRow,
   MarketReader,
   MarketScope,
+  OpenInterestGroup,
   TradeRow,
 } from '../store.js';
 import {
@@ -27,6 +29,7 @@ import {
   timeToInt,
 } from './ids.js';
 import type { Synchronous } from './synchronous.js';
+import { FACE_VALUE_SPLIT } from './view-batch.js';
 
 /**
  * MarketReader over the SQLite views. Every statement is prepared once; rows become domain
@@ -83,6 +86,31 @@ type DailyTuple = [
   openInterest: number | null,
 ];
 
+type VolumeTuple = [
+  region: string,
+  productClass: string,
+  block: bigint,
+  efp: bigint,
+  volume: bigint,
+  qeThirds: bigint,
+  mwhTenths: bigint,
+  faceValueHigh: bigint,
+  faceValueMillis: bigint,
+  count: bigint,
+];
+
+type OiTuple = [
+  region: Region,
+  productClass: DatamineClass,
+  openInterest: number,
+  qeThirds: number,
+  hours: number,
+  mwTenths: number,
+  settleCents: number,
+];
+
+type OpenInterestSums = { -readonly [K in keyof OpenInterestGroup]: OpenInterestGroup[K] };
+
 /** What intraday needs of the previous close. */
 type CloseTuple = [
   code: string,
@@ -129,6 +157,22 @@ export function createSqliteReader(db: Database.Database): Synchronous<MarketRea
     allDates: db.prepare('SELECT DISTINCT date FROM days ORDER BY date').pluck(),
     latestOf: db.prepare('SELECT max(date) FROM days WHERE scope = ?').pluck(),
     latestAll: db.prepare('SELECT max(date) FROM days').pluck(),
+    // One probe per date of the market on daily's (date, market) key prefix; a closed day
+    // answers at its first rows, only a day still trading is read through.
+    settledDates: db
+      .prepare(
+        `SELECT date FROM days WHERE scope = @scope AND EXISTS (SELECT 1 FROM daily
+          WHERE daily.date = days.date AND daily.market = @market AND daily.settle_seq IS NOT NULL)
+        ORDER BY date`,
+      )
+      .pluck(),
+    openInterestDates: db
+      .prepare(
+        `SELECT date FROM days WHERE scope = @scope AND EXISTS (SELECT 1 FROM daily
+          WHERE daily.date = days.date AND daily.market = @market AND daily.oi_seq IS NOT NULL)
+        ORDER BY date`,
+      )
+      .pluck(),
     // The ticker merges ticks (in clustered order) with the latest settles kept in daily.
     tickerByTime: db
       .prepare(
@@ -189,21 +233,33 @@ export function createSqliteReader(db: Database.Database): Synchronous<MarketRea
       'SELECT date, year, value_cents FROM index_values WHERE name = ? AND date = ? ORDER BY year',
     ),
     tradingDays: db.prepare('SELECT count(*) FROM days WHERE scope = ? AND date BETWEEN ? AND ?').pluck(),
-    datamineVolume: db.prepare(
-      `SELECT region, class, block, efp, sum(volume) AS volume, sum(qe_thirds) AS qe_thirds,
-          sum(mwh_tenths) AS mwh_tenths, sum(face_value_millis) AS face_value_millis, sum(count) AS count
+    // Sums over up to 366 days pass 2^53 but not 2^63 (docs/feed-format.md, "Limits"): read
+    // as bigints. The face value's high part counts multiples of FACE_VALUE_SPLIT (migration 4).
+    datamineVolume: db
+      .prepare(
+        `SELECT region, class, block, efp, sum(volume), sum(qe_thirds), sum(mwh_tenths),
+          sum(face_value_high), sum(face_value_millis), sum(count)
         FROM datamine_daily WHERE market = ? AND date BETWEEN ? AND ?
         GROUP BY region, class, block, efp ORDER BY region, class, block, efp`,
-    ),
-    datamineOpenInterest: db.prepare(
-      `SELECT c.region AS region, c.datamine_class AS class, sum(d.open_interest) AS open_interest,
-          sum(d.open_interest * c.qe_thirds) AS qe_thirds,
-          sum(d.open_interest * c.hours * c.mw_tenths) AS mwh_tenths,
-          sum(d.open_interest * coalesce(d.settle_cents, 0) * c.hours * c.mw_tenths) AS face_value_millis
+      )
+      .raw()
+      .safeIntegers(true),
+    // One row per contract, summed below as bigints: a sum over contracts of open interest x
+    // settle x hours can pass even SQLite's 2^63, where sum() fails.
+    datamineOpenInterest: db
+      .prepare(
+        `SELECT c.region, c.datamine_class, d.open_interest, c.qe_thirds, coalesce(c.hours, 0), c.mw_tenths,
+          coalesce(d.settle_cents, 0)
         FROM daily d JOIN contracts c ON c.code = d.code
         WHERE d.date = ? AND d.market = ? AND c.datamine_class IS NOT NULL AND d.open_interest IS NOT NULL
-        GROUP BY c.region, c.datamine_class ORDER BY c.region, c.datamine_class`,
-    ),
+        ORDER BY c.region, c.datamine_class`,
+      )
+      .raw(),
+  };
+
+  const publishedStatements: Record<ClosePublication, Database.Statement> = {
+    settlement: s.settledDates,
+    open_interest: s.openInterestDates,
   };
 
   function dailyRows(date: number, selection: Selection): DailyTuple[] {
@@ -247,6 +303,14 @@ export function createSqliteReader(db: Database.Database): Synchronous<MarketRea
     latestDate(scope) {
       const value = (scope ? s.latestOf.get(scopeKey(scope)) : s.latestAll.get()) as number | null;
       return value === null ? undefined : intToDate(value);
+    },
+
+    publishedDates(query) {
+      const rows = publishedStatements[query.publication].all({
+        scope: query.market,
+        market: MARKET_IDS[query.market],
+      }) as number[];
+      return rows.map(intToDate);
     },
 
     ticker(query) {
@@ -340,7 +404,7 @@ export function createSqliteReader(db: Database.Database): Synchronous<MarketRea
           lowCents: row[8],
           settleCents: row[11],
           volume: row[10],
-          openInterest: row[13] ?? 0,
+          openInterest: row[13],
           impliedVolatility: row[12],
         }),
       );
@@ -392,50 +456,44 @@ export function createSqliteReader(db: Database.Database): Synchronous<MarketRea
       const from = dateToInt(query.from);
       const to = dateToInt(query.to);
       const tradingDays = Number(s.tradingDays.get(query.market, from, to));
-      const rows = s.datamineVolume.all(MARKET_IDS[query.market], from, to) as {
-        region: string;
-        class: string;
-        block: number;
-        efp: number;
-        volume: number;
-        qe_thirds: number;
-        mwh_tenths: number;
-        face_value_millis: number;
-        count: number;
-      }[];
+      const rows = s.datamineVolume.all(MARKET_IDS[query.market], from, to) as VolumeTuple[];
       return {
         tradingDays,
-        groups: rows.map((row) => ({
-          region: row.region as Region,
-          productClass: row.class as DatamineClass,
-          block: row.block === 1,
-          efp: row.efp === 1,
-          volume: row.volume,
-          qeThirds: row.qe_thirds,
-          mwhTenths: row.mwh_tenths,
-          faceValueMillis: row.face_value_millis,
-          count: row.count,
-        })),
+        groups: rows.map(
+          ([region, productClass, block, efp, volume, qeThirds, mwhTenths, high, millis, count]) => ({
+            region: region as Region,
+            productClass: productClass as DatamineClass,
+            block: block === 1n,
+            efp: efp === 1n,
+            volume: Number(volume),
+            qeThirds: Number(qeThirds),
+            mwhTenths,
+            faceValueMillis: high * BigInt(FACE_VALUE_SPLIT) + millis,
+            count: Number(count),
+          }),
+        ),
       };
     },
 
     datamineOpenInterest(query) {
-      const rows = s.datamineOpenInterest.all(dateToInt(query.date), MARKET_IDS[query.market]) as {
-        region: string;
-        class: string;
-        open_interest: number;
-        qe_thirds: number;
-        mwh_tenths: number;
-        face_value_millis: number;
-      }[];
-      return rows.map((row) => ({
-        region: row.region as Region,
-        productClass: row.class as DatamineClass,
-        openInterest: row.open_interest,
-        qeThirds: row.qe_thirds,
-        mwhTenths: row.mwh_tenths,
-        faceValueMillis: row.face_value_millis,
-      }));
+      const rows = s.datamineOpenInterest.all(dateToInt(query.date), MARKET_IDS[query.market]) as OiTuple[];
+      const groups = new Map<string, OpenInterestSums>();
+      for (const [region, productClass, openInterest, qeThirds, hours, mwTenths, settleCents] of rows) {
+        const key = `${region}|${productClass}`;
+        let group = groups.get(key);
+        if (!group) {
+          group = { region, productClass, openInterest: 0, qeThirds: 0, mwhTenths: 0n, faceValueMillis: 0n };
+          groups.set(key, group);
+        }
+        // at most 10^6 contracts of 10^6 lots x 12 thirds: exact numbers; MWh and face value
+        // as bigints from the start, exact even for a store written before the feed's limits
+        group.openInterest += openInterest;
+        group.qeThirds += openInterest * qeThirds;
+        const mwhTenths = BigInt(openInterest) * BigInt(hours) * BigInt(mwTenths);
+        group.mwhTenths += mwhTenths;
+        group.faceValueMillis += mwhTenths * BigInt(settleCents);
+      }
+      return [...groups.values()];
     },
   };
 }

@@ -12,6 +12,9 @@ import type Database from 'better-sqlite3';
  * the caller for the ticks table (write's `superseded`).
  */
 
+/** Where a day's face value splits into high and low parts (migration 4). */
+export const FACE_VALUE_SPLIT = 100_000_000_000_000;
+
 interface DailyAcc {
   date: number;
   market: number;
@@ -53,6 +56,8 @@ interface DatamineAcc {
   volume: number;
   qeThirds: number;
   mwhTenths: number;
+  /** Face value as high x 10^14 + millis, |millis| < 10^14 after each add (migration 4). */
+  faceValueHigh: number;
   faceValueMillis: number;
   count: number;
 }
@@ -112,14 +117,22 @@ const UPSERT_DAY = `
   ON CONFLICT (scope, date) DO UPDATE SET
     last_time = max(last_time, excluded.last_time), events = events + excluded.events`;
 
+/**
+ * Every right-hand side reads the row before the update, so the face value's carry and
+ * remainder use the same old millis. Bounds (docs/feed-format.md, "Limits"): a day of a group
+ * holds at most 10^10 lots and 8.8 x 10^14 tenths of a MWh, far inside SQLite's 2^63.
+ */
 const UPSERT_DATAMINE = `
   INSERT INTO datamine_daily (market, date, region, class, block, efp, volume, qe_thirds, mwh_tenths,
-    face_value_millis, count)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    face_value_high, face_value_millis, count)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
   ON CONFLICT (market, date, region, class, block, efp) DO UPDATE SET
     volume = volume + excluded.volume, qe_thirds = qe_thirds + excluded.qe_thirds,
     mwh_tenths = mwh_tenths + excluded.mwh_tenths,
-    face_value_millis = face_value_millis + excluded.face_value_millis, count = count + excluded.count`;
+    face_value_high = face_value_high + excluded.face_value_high
+      + (face_value_millis + excluded.face_value_millis) / ${FACE_VALUE_SPLIT},
+    face_value_millis = (face_value_millis + excluded.face_value_millis) % ${FACE_VALUE_SPLIT},
+    count = count + excluded.count`;
 
 /** The stored latest settles of a date, to compare with the summed ones before the upsert. */
 const STORED_SETTLES = `
@@ -249,7 +262,10 @@ export class ViewBatch {
   }
 
   datamineTrade(
-    group: Omit<DatamineAcc, 'volume' | 'qeThirds' | 'mwhTenths' | 'faceValueMillis' | 'count'>,
+    group: Omit<
+      DatamineAcc,
+      'volume' | 'qeThirds' | 'mwhTenths' | 'faceValueHigh' | 'faceValueMillis' | 'count'
+    >,
     sums: {
       volume: number;
       qeThirds: number;
@@ -260,13 +276,27 @@ export class ViewBatch {
     const key = `${group.market}|${group.date}|${group.region}|${group.productClass}|${group.block}|${group.efp}`;
     let acc = this.datamine.get(key);
     if (!acc) {
-      acc = { ...group, volume: 0, qeThirds: 0, mwhTenths: 0, faceValueMillis: 0, count: 0 };
+      acc = {
+        ...group,
+        volume: 0,
+        qeThirds: 0,
+        mwhTenths: 0,
+        faceValueHigh: 0,
+        faceValueMillis: 0,
+        count: 0,
+      };
       this.datamine.set(key, acc);
     }
     acc.volume += sums.volume;
     acc.qeThirds += sums.qeThirds;
     acc.mwhTenths += sums.mwhTenths;
+    // one trade's face value is below 2^53 (the feed's limits), so the sum before the carry is exact
     acc.faceValueMillis += sums.faceValueMillis;
+    const carry = Math.trunc(acc.faceValueMillis / FACE_VALUE_SPLIT);
+    if (carry !== 0) {
+      acc.faceValueHigh += carry;
+      acc.faceValueMillis -= carry * FACE_VALUE_SPLIT;
+    }
     acc.count += 1;
   }
 
@@ -324,6 +354,7 @@ export class ViewBatch {
         a.volume,
         a.qeThirds,
         a.mwhTenths,
+        a.faceValueHigh,
         a.faceValueMillis,
         a.count,
       );
