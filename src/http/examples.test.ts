@@ -24,7 +24,7 @@ function endOfDay(code: string, volume: number, openInterest: number | null): En
     volume,
     openInterest,
     impliedVolatility: null,
-  } as EndOfDayRow;
+  };
 }
 
 describe('example placeholders', () => {
