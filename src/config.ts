@@ -35,10 +35,10 @@ const HOUR_MS = 60 * MINUTE_MS;
 export const SETTINGS = {
   db: {
     env: 'GRIDQUOTE_DB',
-    placeholder: 'file',
-    description: 'the SQLite store to serve (must exist)',
+    placeholder: 'location',
+    description: 'the store to serve, a SQLite file or a postgres:// URL (must exist)',
     fallback: undefined as string | undefined,
-    parse: nonEmpty('a file path'),
+    parse: nonEmpty('a file path or a postgres:// URL'),
   },
   port: {
     env: 'PORT',

@@ -161,7 +161,7 @@ export async function benchHttp(options: HttpBenchOptions): Promise<HttpBenchRes
   try {
     const dates = serve.ready.dates ?? [];
     const key = serve.ready.key ?? '';
-    // The day before the latest: past, so its answers are immutable and cached.
+    // The day before the latest: past, so its answers are cached until a late event for the day.
     const pastDate = dates.at(-2) ?? '';
     const auth = { authorization: `Bearer ${key}` };
     const json = { ...auth, accept: 'application/json' };

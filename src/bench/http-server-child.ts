@@ -5,7 +5,7 @@ import { seedStore } from '../cli/seed.js';
 import { startServer } from '../cli/serve.js';
 import { createApiKey } from '../http/api-keys.js';
 import { buildApp } from '../http/app.js';
-import { openSqliteStore } from '../store/sqlite/open-sqlite-store.js';
+import { openStore } from '../store/open-store.js';
 import type { MarketStore } from '../store/store.js';
 import { type ServerChildConfig, sendReady, serveParent } from './http-child.js';
 
@@ -31,7 +31,14 @@ interface Started {
 async function start(): Promise<Started> {
   switch (config.mode) {
     case 'serve': {
-      const server = await startServer({ db: config.db, port: 0, host: HOST, logLevel: config.logLevel });
+      // Writable as on main before read-only serving: the child inserts its own key below.
+      const server = await startServer({
+        db: config.db,
+        writable: true,
+        port: 0,
+        host: HOST,
+        logLevel: config.logLevel,
+      });
       return {
         url: server.url,
         store: server.store,
@@ -42,7 +49,7 @@ async function start(): Promise<Started> {
     }
     case 'no-cache': {
       // startServer has no cache setting: the same composition as its own, with cacheBytes 0.
-      const store = openSqliteStore(config.db);
+      const store = await openStore(config.db, { access: 'write' });
       const app = buildApp({
         reader: store.reader,
         keys: store.keys,

@@ -7,7 +7,7 @@ import { lastTradingDays } from '../domain/calendar.js';
 import { createSimulator } from '../feed/simulator/simulator.js';
 import { ingestEvents } from '../ingest/ingest-events.js';
 import { ingestFile } from '../ingest/ingest-file.js';
-import { openSqliteStore } from '../store/sqlite/open-sqlite-store.js';
+import { openStore } from '../store/open-store.js';
 import { databaseBytes, measure, removeDatabase, type Timing } from './measure.js';
 
 export interface IngestBenchOptions {
@@ -40,7 +40,7 @@ export async function benchIngest(options: IngestBenchOptions): Promise<IngestBe
   const dates = lastTradingDays(options.days, options.until);
   const eventsDb = join(options.directory, 'ingest-events.db');
   removeDatabase(eventsDb);
-  const store = openSqliteStore(eventsDb);
+  const store = await openStore(eventsDb, { access: 'write', create: true });
   // Day by day, as seeding does: simulate (not timed), then ingest (timed).
   const simulator = createSimulator({ seed: options.seed });
   let simulate: Timing = { wallMs: 0, cpuMs: 0 };
@@ -65,7 +65,7 @@ export async function benchIngest(options: IngestBenchOptions): Promise<IngestBe
 
   const fileDb = join(options.directory, 'ingest-file.db');
   removeDatabase(fileDb);
-  const fileStore = openSqliteStore(fileDb);
+  const fileStore = await openStore(fileDb, { access: 'write', create: true });
   const filePath = await measure(() => ingestFile(fileStore.writer, feed));
   await fileStore.close();
 

@@ -1,4 +1,4 @@
-import { openSqliteStore } from '../store/sqlite/open-sqlite-store.js';
+import { type OpenStoreOptions, openStore } from '../store/open-store.js';
 import type { MarketStore } from '../store/store.js';
 
 /** What the commands write to and open; tests pass their own. */
@@ -7,7 +7,7 @@ export interface CliIo {
   readonly stderr: NodeJS.WritableStream & { readonly isTTY?: boolean };
   readonly stdin: NodeJS.ReadableStream;
   readonly now: () => Date;
-  readonly openStore: (path: string) => MarketStore;
+  readonly openStore: (location: string, options: OpenStoreOptions) => Promise<MarketStore>;
 }
 
 export const PROCESS_IO: CliIo = {
@@ -15,16 +15,17 @@ export const PROCESS_IO: CliIo = {
   stderr: process.stderr,
   stdin: process.stdin,
   now: () => new Date(),
-  openStore: openSqliteStore,
+  openStore,
 };
 
 /** Opens the store for one command and always closes it, also when the command fails. */
 export async function withStore<T>(
   io: CliIo,
-  path: string,
+  location: string,
+  options: OpenStoreOptions,
   work: (store: MarketStore) => T | Promise<T>,
 ): Promise<T> {
-  const store = io.openStore(path);
+  const store = await io.openStore(location, options);
   try {
     return await work(store);
   } finally {

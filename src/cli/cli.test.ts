@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable, Writable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openSqliteStore } from '../store/sqlite/open-sqlite-store.js';
+import { openStore } from '../store/open-store.js';
 import type { CliIo } from './cli-io.js';
 import { registerExport } from './export.js';
 import { registerIngest } from './ingest.js';
@@ -34,7 +34,7 @@ async function gridquote(args: string[], stdinText = '') {
     stderr,
     stdin: stdinText === '' ? new PassThrough().end() : Readable.from([stdinText]),
     now: () => new Date('2025-02-24T08:00:00Z'), // Mon 24 Feb 2025 19:00 Sydney
-    openStore: openSqliteStore,
+    openStore,
   };
   const program = createProgram({ stdout, stderr });
   registerSeed(program, io);
@@ -131,7 +131,7 @@ describe('gridquote CLI', () => {
   });
 
   it('reports usage errors and missing files in one line with a non-zero exit code', async () => {
-    expectOneLineError(await gridquote(['seed']), /required option '--db <file>' not specified/);
+    expectOneLineError(await gridquote(['seed']), /required option '--db <location>' not specified/);
     expectOneLineError(
       await gridquote(['seed', '--db', path('h.db'), '--days', '0']),
       /--days.*whole number of days/,
@@ -146,7 +146,7 @@ describe('gridquote CLI', () => {
     );
     expectOneLineError(
       await gridquote(['export', '--db', path('missing.db')]),
-      /^gridquote: no store at .*missing\.db\n$/,
+      /^gridquote: no store at .*missing\.db; create one with gridquote seed or ingest\n$/,
     );
     expectOneLineError(
       await gridquote(['ingest', '--db', path('h.db'), path('missing.ndjson')]),

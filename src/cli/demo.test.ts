@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../../test/wait-for.js';
-import { openSqliteStore } from '../store/sqlite/open-sqlite-store.js';
+import { openStore } from '../store/open-store.js';
 import type { CliIo } from './cli-io.js';
 import { demoBanner, startDemo } from './demo.js';
 
@@ -22,7 +22,7 @@ function io(now: () => Date = () => new Date()): CliIo & { errors: () => string 
     stderr,
     stdin: new PassThrough().end(),
     now,
-    openStore: openSqliteStore,
+    openStore,
     errors: () => text,
   };
 }

@@ -52,6 +52,7 @@ export async function startDemo(io: CliIo, options: DemoOptions): Promise<Runnin
   const empty = await withStore(
     io,
     options.db,
+    { access: 'write', create: true },
     async (store) => (await store.reader.latestDate()) === undefined,
   );
   if (empty) {
@@ -65,6 +66,7 @@ export async function startDemo(io: CliIo, options: DemoOptions): Promise<Runnin
   const clock = createSimulatedClock({ speed: options.speed, realNow: io.now });
   const server = await startServer({
     db: options.db,
+    writable: true,
     clock: clock.now,
     port: options.port,
     host: options.host,

@@ -1,8 +1,7 @@
 import { once } from 'node:events';
-import { existsSync } from 'node:fs';
 import { type Command, InvalidArgumentError } from 'commander';
 import { isValidDate } from '../domain/dates.js';
-import { CliError, type CliIo, PROCESS_IO, withStore } from './cli-io.js';
+import { type CliIo, PROCESS_IO, withStore } from './cli-io.js';
 
 /** Lines are written in blocks of about this many characters: fewer writes, bounded memory. */
 const BLOCK = 64 * 1024;
@@ -12,7 +11,6 @@ const BLOCK = 64 * 1024;
  * the same bytes, and ingesting the output into an empty store rebuilds the same views.
  */
 export async function exportEvents(io: CliIo, db: string, date?: string): Promise<number> {
-  if (!existsSync(db)) throw new CliError(`no store at ${db}`);
   // A reader that goes away (`| head`) ends the export quietly, as for any Unix filter.
   let closed = false;
   const onError = (error: Error) => {
@@ -20,7 +18,7 @@ export async function exportEvents(io: CliIo, db: string, date?: string): Promis
   };
   io.stdout.on('error', onError);
   try {
-    return await withStore(io, db, async (store) => {
+    return await withStore(io, db, { access: 'read', purpose: 'for export' }, async (store) => {
       let block = '';
       let count = 0;
       for await (const line of store.events.lines(date === undefined ? {} : { date })) {
@@ -49,7 +47,7 @@ export function registerExport(program: Command, io: CliIo = PROCESS_IO): Comman
   return program
     .command('export')
     .description('write the stored event stream as NDJSON on stdout, ordered by date then seq')
-    .requiredOption('--db <file>', 'SQLite store')
+    .requiredOption('--db <location>', 'the store: a SQLite file or a postgres:// URL')
     .option('--date <yyyyMMdd>', 'only the events of this date', parseDate)
     .action(async (flags: { db: string; date?: string }) => {
       await exportEvents(io, flags.db, flags.date);

@@ -7,7 +7,7 @@ export function registerIngest(program: Command, io: CliIo = PROCESS_IO): Comman
   return program
     .command('ingest')
     .description('load an NDJSON event feed (docs/feed-format.md) into a store, all or nothing')
-    .requiredOption('--db <file>', 'SQLite store (created when missing)')
+    .requiredOption('--db <location>', 'the store: a SQLite file (created when missing) or a postgres:// URL')
     .argument('<feed>', "NDJSON file, or '-' for standard input")
     .addHelpText(
       'after',
@@ -18,7 +18,7 @@ export function registerIngest(program: Command, io: CliIo = PROCESS_IO): Comman
     .action(async (feed: string, flags: { db: string }) => {
       const progress = createProgress(io.stderr);
       const label = feed === '-' ? 'standard input' : feed;
-      const result = await withStore(io, flags.db, (store) =>
+      const result = await withStore(io, flags.db, { access: 'write', create: true }, (store) =>
         ingestFile(store.writer, feed, {
           stdin: io.stdin,
           onProgress: (lines) => progress.update(`ingesting ${label}: ${lines} lines read`),

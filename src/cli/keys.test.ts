@@ -1,9 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { authenticate } from '../http/auth.js';
+import { openStore } from '../store/open-store.js';
 import { openSqliteStore } from '../store/sqlite/open-sqlite-store.js';
 import type { CliIo } from './cli-io.js';
 import { registerKeys } from './keys.js';
@@ -30,7 +31,7 @@ async function gridquote(...args: string[]) {
     stderr,
     stdin: new PassThrough().end(),
     now: () => NOW,
-    openStore: openSqliteStore,
+    openStore,
   };
   const program = createProgram({ stdout, stderr });
   registerKeys(program, io);
@@ -38,9 +39,11 @@ async function gridquote(...args: string[]) {
   return { code, stdout: stdout.text, stderr: stderr.text };
 }
 
-beforeEach(() => {
+beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'gridquote-keys-'));
   db = join(dir, 'keys.db');
+  // keys commands never create a store (a typo must not make an empty one): make it here.
+  await openSqliteStore(db).close();
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -136,12 +139,14 @@ describe('gridquote keys', () => {
     [['keys', 'create', '--db', 'x.db', '--level', 'historical', '--expires', '20250101'], /in the past/],
     [['keys', 'revoke', '--db', 'missing.db', 'abc'], /no store/],
     [['keys', 'list', '--db', 'missing.db'], /no store/],
+    [['keys', 'create', '--db', 'typo.db', '--level', 'historical'], /no store at .*typo\.db/],
   ])('fails with one line on %j', async (args, message) => {
     const result = await gridquote(...args.map((arg) => (arg.endsWith('.db') ? join(dir, arg) : arg)));
     expect(result.code).not.toBe(0);
     expect(result.stderr).toMatch(/^gridquote: [^\n]+\n$/);
     expect(result.stderr).toMatch(message);
     expect(result.stdout).toBe('');
+    expect(existsSync(join(dir, 'typo.db'))).toBe(false);
   });
 
   it('revoke of an unknown id fails', async () => {

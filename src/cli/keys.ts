@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { isValidDate, sydneyClock } from '../domain/dates.js';
 import { createApiKey } from '../http/api-keys.js';
@@ -17,7 +16,7 @@ export function registerKeys(program: Command, io: CliIo = PROCESS_IO): Command 
   keys
     .command('create')
     .description('create an API key and print it (once) on stdout')
-    .requiredOption('--db <file>', 'SQLite store (created when missing)')
+    .requiredOption('--db <location>', 'the store: a SQLite file or a postgres:// URL')
     .addOption(new Option('--level <level>', 'access level').choices(ACCESS_LEVELS).makeOptionMandatory())
     .option('--name <text>', 'who or what the key is for', '')
     .option('--expires <yyyyMMdd>', 'last valid day (Sydney time); default: never', parseDate)
@@ -36,7 +35,7 @@ export function registerKeys(program: Command, io: CliIo = PROCESS_IO): Command 
         now,
         ...(flags.expires === undefined ? {} : { expiresOn: flags.expires }),
       });
-      await withStore(io, flags.db, (store) => store.keys.insertKey(record));
+      await withStore(io, flags.db, { access: 'write' }, (store) => store.keys.insertKey(record));
       io.stdout.write(`${key}\n`);
       io.stderr.write(`created key ${record.id} (${describe(record)}); it is shown only this once\n`);
     });
@@ -44,10 +43,9 @@ export function registerKeys(program: Command, io: CliIo = PROCESS_IO): Command 
   keys
     .command('list')
     .description('list API keys (never their secrets)')
-    .requiredOption('--db <file>', 'SQLite store')
+    .requiredOption('--db <location>', 'the store: a SQLite file or a postgres:// URL')
     .action(async (flags: { db: string }) => {
-      requireStore(flags.db);
-      const records = await withStore(io, flags.db, (store) => store.keys.listKeys());
+      const records = await withStore(io, flags.db, { access: 'read' }, (store) => store.keys.listKeys());
       const today = sydneyClock(io.now()).date;
       const lines = [['id', 'level', 'status', 'expires', 'per-second', 'per-minute', 'created', 'name']];
       for (const record of records) {
@@ -68,11 +66,10 @@ export function registerKeys(program: Command, io: CliIo = PROCESS_IO): Command 
   keys
     .command('revoke')
     .description('revoke an API key by its id (the 12 hex digits after gq_)')
-    .requiredOption('--db <file>', 'SQLite store')
+    .requiredOption('--db <location>', 'the store: a SQLite file or a postgres:// URL')
     .argument('<id>', 'key id')
     .action(async (id: string, flags: { db: string }) => {
-      requireStore(flags.db);
-      const found = await withStore(io, flags.db, (store) =>
+      const found = await withStore(io, flags.db, { access: 'write' }, (store) =>
         store.keys.revokeKey(id, io.now().toISOString()),
       );
       if (!found) throw new CliError(`no key with id ${id}`);
@@ -89,11 +86,6 @@ interface CreateFlags {
   readonly expires?: string;
   readonly perSecond?: number;
   readonly perMinute?: number;
-}
-
-/** list and revoke must not create an empty store through a typo. */
-function requireStore(path: string): void {
-  if (!existsSync(path)) throw new CliError(`no store at ${path}`);
 }
 
 function parseDate(text: string): string {

@@ -30,7 +30,7 @@ export async function seedStore(io: CliIo, options: SeedOptions): Promise<SeedRe
   const progress = createProgress(io.stderr);
   let added = 0;
   let skipped = 0;
-  await withStore(io, options.db, async (store) => {
+  await withStore(io, options.db, { access: 'write', create: true }, async (store) => {
     let done = 0;
     for (const { date, events } of simulateHistory({ seed: options.seed }, dates)) {
       const result = await ingestEvents(store.writer, events);
@@ -48,7 +48,7 @@ export function registerSeed(program: Command, io: CliIo = PROCESS_IO): Command 
   return program
     .command('seed')
     .description('fill a store with a simulated market history (deterministic for a seed)')
-    .requiredOption('--db <file>', 'SQLite store (created when missing)')
+    .requiredOption('--db <location>', 'the store: a SQLite file (created when missing) or a postgres:// URL')
     .option('--days <n>', 'number of trading days', parseCount, 60)
     .option(
       '--until <yyyyMMdd>',

@@ -5,7 +5,7 @@ import { PassThrough, Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seededStore } from '../../test/fixtures.js';
 import { createApiKey } from '../http/api-keys.js';
-import { openSqliteStore } from '../store/sqlite/open-sqlite-store.js';
+import { openStore } from '../store/open-store.js';
 import type { CliIo } from './cli-io.js';
 import { createProgram, runCli } from './run-cli.js';
 import { registerServe, startServer } from './serve.js';
@@ -33,7 +33,7 @@ async function runServe(args: readonly string[]): Promise<{ code: number; stderr
     stderr,
     stdin: new PassThrough().end(),
     now: () => new Date(),
-    openStore: openSqliteStore,
+    openStore,
   };
   const program = createProgram({ stdout, stderr });
   registerServe(program, io);

@@ -14,13 +14,16 @@ import {
 import type { ExchangeClock } from '../domain/exchange-clock.js';
 import { buildApp } from '../http/app.js';
 import type { HttpLimits } from '../http/limits.js';
-import { openSqliteStore } from '../store/sqlite/open-sqlite-store.js';
+import { describeLocation, openStore, sqlitePath, storeKind } from '../store/open-store.js';
 import type { MarketStore } from '../store/store.js';
 import { type CliIo, PROCESS_IO } from './cli-io.js';
 import { type DrainReport, drainApp, runUntilSignal } from './shutdown.js';
 
 export interface ServerOptions {
+  /** The store's location (a SQLite file or a postgres:// URL). */
   readonly db: string;
+  /** Whether the process writes to the store (the demo's live feed and keys); serve only reads. */
+  readonly writable?: boolean;
   readonly port: number;
   readonly host: string;
   /** Pino level; false for no request log. */
@@ -51,7 +54,10 @@ export interface RunningServer {
 
 /** Opens the store, builds the app and listens. Reusable by the demo command. */
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
-  const store = openSqliteStore(options.db);
+  const store = await openStore(options.db, {
+    access: options.writable === true ? 'write' : 'read',
+    purpose: 'for serving',
+  });
   const logLevel = options.logLevel ?? 'info';
   const app = buildApp({
     reader: store.reader,
@@ -61,7 +67,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     ...(options.limits ? { limits: options.limits } : {}),
     ...(options.metricsToken === undefined ? {} : { metricsToken: options.metricsToken }),
     ...(options.corsOrigins === undefined ? {} : { corsOrigins: options.corsOrigins }),
-    // In-process ingest (the demo's live feed) notifies the app: metrics, cache.
+    // Commits, of this process (the demo's live feed) or another (an ingest), reach the app: metrics, cache.
     onAppend: (listener) => store.onAppend(listener),
   });
   const graceMs = options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS;
@@ -115,7 +121,7 @@ export function registerServe(program: Command, io: CliIo = PROCESS_IO): Command
       metricsToken: config.metricsToken,
       corsOrigins: config.corsOrigins,
     });
-    io.stderr.write(`serving ${config.db} at ${server.url}\n`);
+    io.stderr.write(`serving ${describeLocation(config.db)} at ${server.url}\n`);
     await runUntilSignal(
       { stop: (hurry) => server.close(hurry) },
       (line) => io.stderr.write(`${line}\n`),
@@ -142,7 +148,7 @@ function serveConfig(flags: Partial<Record<SettingName, string>>): Config & { re
   const dbRefused = problems.some((problem) => sources.some((source) => problem.startsWith(source)));
   if (db === undefined && !dbRefused) {
     problems.push(`serve needs a store: pass ${flagOf('db')} FILE or set ${SETTINGS.db.env}`);
-  } else if (db !== undefined && !existsSync(db)) {
+  } else if (db !== undefined && storeKind(db) === 'sqlite' && !existsSync(sqlitePath(db))) {
     // Opening a missing file would create an empty store: refuse a likely typo instead.
     problems.push(`no store at ${db}; create one with gridquote seed or ingest`);
   }

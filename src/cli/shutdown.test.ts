@@ -13,6 +13,7 @@ import { seededStore } from '../../test/fixtures.js';
 import { waitFor } from '../../test/wait-for.js';
 import { createApiKey } from '../http/api-keys.js';
 import { buildApp } from '../http/app.js';
+import { openStore } from '../store/open-store.js';
 import { openSqliteStore } from '../store/sqlite/open-sqlite-store.js';
 import type { CliIo } from './cli-io.js';
 import { startDemo } from './demo.js';
@@ -286,7 +287,7 @@ describe('the demo', () => {
       stderr,
       stdin: new PassThrough().end(),
       now: () => new Date(),
-      openStore: openSqliteStore,
+      openStore,
     };
     const demo = await startDemo(io, {
       db: demoDb,

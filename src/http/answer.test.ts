@@ -3,7 +3,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, expectProblem, type Harness } from '../../test/api-harness.js';
 import { ingestEvents } from '../ingest/ingest-events.js';
-import { CURRENT_CACHE_CONTROL, IMMUTABLE_CACHE_CONTROL } from './answer.js';
+import { CURRENT_CACHE_CONTROL, PAST_DAY_CACHE_CONTROL } from './answer.js';
 import { buildApp } from './app.js';
 
 /** History 20250226..20250228: the 28th is the current day, the 26th and 27th are past days. */
@@ -70,11 +70,11 @@ describe('caching', () => {
     }
   });
 
-  it('gives a past day a stable strong ETag and a year of immutable private caching', async () => {
+  it("gives a past day a stable strong ETag carrying the day's revision, revalidated on each use", async () => {
     const first = ok(await get(PAST));
-    expect(first.headers.etag).toMatch(/^"[A-Za-z0-9_-]{16}"$/);
-    expect(first.headers['cache-control']).toBe(IMMUTABLE_CACHE_CONTROL);
-    expect(first.headers['cache-control']).toBe('private, max-age=31536000, immutable');
+    expect(first.headers.etag).toMatch(/^"[A-Za-z0-9_-]{16}-r\d+"$/);
+    expect(first.headers['cache-control']).toBe(PAST_DAY_CACHE_CONTROL);
+    expect(first.headers['cache-control']).toBe('private, no-cache');
     const again = ok(await get(PAST));
     expect(again.headers.etag).toBe(first.headers.etag);
     const csv = ok(await get(`${PAST}&format=csv`));
@@ -88,7 +88,7 @@ describe('caching', () => {
       expect(response.statusCode, header).toBe(304);
       expect(response.rawPayload.length).toBe(0);
       expect(response.headers.etag).toBe(etag);
-      expect(response.headers['cache-control']).toBe(IMMUTABLE_CACHE_CONTROL);
+      expect(response.headers['cache-control']).toBe(PAST_DAY_CACHE_CONTROL);
       expect(response.headers['content-length']).toBeUndefined();
       expect(response.headers.vary).toBe('Accept, Accept-Encoding');
     }
@@ -135,9 +135,9 @@ describe('caching', () => {
     // end_of_day access ignores the date: the answer moves on with the data.
     const endOfDay = ok(await api.get(PAST, { key: 'end_of_day' }));
     expect(endOfDay.headers['cache-control']).toBe(CURRENT_CACHE_CONTROL);
-    // A range that ends on a past day is fixed.
+    // A range that ends on a past day changes only with a late event for one of its days.
     const range = ok(await get('/api/datamine?type=au-volume&from=20250201&to=20250227'));
-    expect(range.headers['cache-control']).toBe(IMMUTABLE_CACHE_CONTROL);
+    expect(range.headers['cache-control']).toBe(PAST_DAY_CACHE_CONTROL);
   });
 
   it('keys the cache by access level: the two levels never share an answer', async () => {
@@ -201,9 +201,9 @@ describe('caching of the current day', () => {
     expect(after.json()).toMatchObject({ date: '20250228' });
     const pastAfter = ok(await live.get('/api/tradelog?market=au_gas&date=20250226'));
     expect(pastAfter.headers.etag).toBe(pastBefore.headers.etag);
-    // The 27th was the current day; now it is a past day, fixed for good.
+    // The 27th was the current day; now it is a past day, revalidated by its revision.
     const yesterday = ok(await live.get('/api/tradelog?market=au_gas&date=20250227'));
-    expect(yesterday.headers['cache-control']).toBe(IMMUTABLE_CACHE_CONTROL);
+    expect(yesterday.headers['cache-control']).toBe(PAST_DAY_CACHE_CONTROL);
 
     await ingestEvents(
       live.store.writer,

@@ -9,14 +9,17 @@ import type { ParamDefs, ParamValues } from './params.js';
 import { type CachedAnswer, ResponseCache } from './response-cache.js';
 
 /**
- * The last step of the pipeline: a 200 (or 304) with its validators. An answer about a past
- * trading day that the request names never changes: strong ETag, cached for a year. Anything
- * about the current day changes with each event: its ETag carries the store's version and
- * clients may reuse it for a second. Serialised bytes (and their gzip / brotli forms) come
- * from the response cache when it holds them, before any query runs.
+ * The last step of the pipeline: a 200 (or 304) with its validators. No day is final: the feed
+ * may correct a past day at any time (docs/feed-format.md), so nothing is promised immutable.
+ * An answer about a past trading day that the request names changes only with a late event for
+ * that day: its ETag carries the day's revision and clients revalidate it on each use (a 304
+ * while the day is unchanged). Anything about the current day changes with each event: its
+ * ETag carries the store's version and clients may reuse it for a second. Serialised bytes
+ * (and their gzip / brotli forms) come from the response cache when it holds them, before any
+ * query runs; a commit drops the cached answers of the days it touched (app.ts).
  */
 
-export const IMMUTABLE_CACHE_CONTROL = 'private, max-age=31536000, immutable';
+export const PAST_DAY_CACHE_CONTROL = 'private, no-cache';
 export const CURRENT_CACHE_CONTROL = 'private, max-age=1';
 
 /** 32 MiB of answers unless the app is told otherwise: with the store's 64 MiB read map, this keeps a
@@ -39,9 +42,10 @@ export async function sendAnswer<S extends ParamDefs, R>(
   const { cache } = deps;
   const { versions } = deps;
   const key = cacheKey(route.path, input);
-  // The hit path reads memory only: versions is moved by the store's commit notices.
+  // The hit path reads memory only: versions is moved by the store's commit notices, which also
+  // drop the past-day answers of the days they touch.
   let answer = cache?.get(key);
-  if (answer !== undefined && !answer.immutable) {
+  if (answer !== undefined && !answer.pastDay) {
     if (
       answer.version !== versions.version ||
       (answer.clockSecond !== undefined && answer.clockSecond !== secondOf(deps))
@@ -66,7 +70,7 @@ export async function sendAnswer<S extends ParamDefs, R>(
   const etag = answer.etags[coding ?? 'identity'];
   reply
     .header('etag', etag)
-    .header('cache-control', answer.immutable ? IMMUTABLE_CACHE_CONTROL : CURRENT_CACHE_CONTROL);
+    .header('cache-control', answer.pastDay ? PAST_DAY_CACHE_CONTROL : CURRENT_CACHE_CONTROL);
   if (noneMatchHits(request.headers['if-none-match'], etag)) return reply.code(304).send();
 
   let body = answer.body;
@@ -80,7 +84,7 @@ export async function sendAnswer<S extends ParamDefs, R>(
 
 /**
  * (operation, access level, representation, parameter values in name order): everything the
- * bytes depend on besides the data, which the entry's version (or immutability) covers.
+ * bytes depend on besides the data, which the entry's version (or its days' revision) covers.
  */
 function cacheKey<S extends ParamDefs>(path: string, input: AnswerInput<S>): string {
   const values = input.values as Readonly<Record<string, unknown>>;
@@ -115,20 +119,25 @@ async function produce<S extends ParamDefs, R>(
   const body = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
   body.write(text);
   const date = route.dateOf?.(result);
-  const immutable =
+  const from = route.firstDateOf?.(result) ?? date;
+  const pastDay =
     !clockRead &&
     date !== undefined &&
     isNamed(route, input.values, date) &&
     date < ((await deps.reader.latestDate()) ?? '');
-  const tag = immutable ? digestOf(body) : `${digestOf(body)}-v${version}`;
+  // A past day's tag moves with its revision (a late correction), not with every event.
+  const tag = pastDay
+    ? `${digestOf(body)}-r${deps.versions.revisionOf(date, from)}`
+    : `${digestOf(body)}-v${version}`;
   return {
     body,
     // A coded representation is a different entity (RFC 9110 8.8.3): its own strong tag.
     etags: { identity: `"${tag}"`, br: `"${tag}-br"`, gzip: `"${tag}-gz"` },
-    immutable,
+    pastDay,
     version,
     clockSecond: clockRead ? secondOf(deps) : undefined,
     date,
+    from,
     // The intraday operations are about the current day: the store's latest.
     fileName:
       input.representation === 'csv'

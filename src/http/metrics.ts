@@ -25,7 +25,7 @@ export interface Metrics {
   /** The response cache (answer.ts) found a valid answer, or had to compute one. */
   cacheHit(): void;
   cacheMiss(): void;
-  /** A store.onAppend notice: events ingested by this process. */
+  /** A store.onAppend notice: events stored by this process or another writing to the store. */
   appended(notice: AppendNotice): void;
   /** The text exposition; the first call also starts the default process metrics. */
   exposition(): Promise<string>;
@@ -66,7 +66,7 @@ export function createMetrics(sources: MetricsSources): Metrics {
   });
   const ingested = new Counter({
     name: 'gridquote_events_ingested_total',
-    help: 'Feed events stored by this process (in-process ingest such as the demo feed; see gridquote_store_version for others).',
+    help: 'Feed events stored while this server ran, by its own process (the demo feed) or another writing to its store.',
     registers,
   });
 

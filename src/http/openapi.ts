@@ -79,7 +79,8 @@ const HEADERS: Readonly<Record<string, JsonObject>> = {
   },
   'Cache-Control': {
     description:
-      '`private, max-age=31536000, immutable` for a past day the request names, `private, max-age=1` otherwise.',
+      '`private, no-cache` (revalidate with the ETag) for a past day the request names, `private, max-age=1` ' +
+      'otherwise. No day is final: a late correction changes its answers and their ETag.',
     schema: { type: 'string' },
   },
   'RateLimit-Policy': {

@@ -27,9 +27,12 @@ export interface Route<S extends ParamDefs, R> {
   readonly docs: OperationDocs<S>;
   /**
    * The trading day the answer is about (a range's last day). A past day that the request
-   * names makes the answer immutable (answer.ts); without it the answer is the current day's.
+   * names makes the answer a past day's, revalidated by the day's revision (answer.ts); without
+   * it the answer is the current day's.
    */
   readonly dateOf?: (result: R) => string | undefined;
+  /** A range's first day, when the answer covers several (a late event for any of them changes it). */
+  readonly firstDateOf?: (result: R) => string | undefined;
 }
 
 export function defineRoute<S extends ParamDefs, R>(route: Route<S, R>): Route<S, R> {

@@ -1,14 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { type CachedAnswer, ResponseCache } from './response-cache.js';
 
-function answer(bytes: number, options: { immutable?: boolean; date?: string } = {}): CachedAnswer {
+function answer(
+  bytes: number,
+  options: { pastDay?: boolean; date?: string; from?: string } = {},
+): CachedAnswer {
+  const date = 'date' in options ? options.date : '20250227';
   return {
     body: Buffer.alloc(bytes, 'x'),
     etags: { identity: '"t"', br: '"t-br"', gzip: '"t-gz"' },
-    immutable: options.immutable ?? true,
+    pastDay: options.pastDay ?? true,
     version: 1,
     clockSecond: undefined,
-    date: options.date ?? '20250227',
+    date,
+    from: options.from ?? date,
     coded: {},
   };
 }
@@ -57,8 +62,8 @@ describe('ResponseCache', () => {
 
   it('drops current-day answers on new events, and past ones only for a day the events touched', () => {
     const cache = new ResponseCache(1_000_000);
-    cache.set('current', answer(10, { immutable: false, date: '20250228' }));
-    cache.set('undated', answer(10, { immutable: false, date: undefined }));
+    cache.set('current', answer(10, { pastDay: false, date: '20250228' }));
+    cache.set('undated', answer(10, { pastDay: false, date: undefined }));
     cache.set('past-26', answer(10, { date: '20250226' }));
     cache.set('past-27', answer(10, { date: '20250227' }));
     cache.dropStale(['20250303']);
@@ -69,5 +74,14 @@ describe('ResponseCache', () => {
     expect(cache.get('past-27')).toBeUndefined();
     expect(cache.get('past-26')).toBeDefined();
     expect(cache.size).toBe(1);
+  });
+
+  it('drops a past range when a late event touched any of its days', () => {
+    const cache = new ResponseCache(1_000_000);
+    cache.set('range', answer(10, { from: '20250203', date: '20250227' }));
+    cache.set('before', answer(10, { from: '20250101', date: '20250131' }));
+    cache.dropStale(['20250210']);
+    expect(cache.get('range')).toBeUndefined();
+    expect(cache.get('before')).toBeDefined();
   });
 });

@@ -11,14 +11,19 @@ export interface CachedAnswer {
   readonly body: Buffer;
   /** Strong entity tags (quoted) of the identity and each coded representation. */
   readonly etags: Readonly<Record<Coding | 'identity', string>>;
-  /** A past day's answer to a request that names that day: valid whatever the version. */
-  readonly immutable: boolean;
+  /**
+   * A past day's answer to a request that names that day: valid whatever the version, until a
+   * commit touches one of its days (dropStale).
+   */
+  readonly pastDay: boolean;
   /** The store's version the answer was computed at (current-day answers are valid only at it). */
   readonly version: number;
   /** Set when the query read the exchange clock: the answer is valid only within that second. */
   readonly clockSecond: number | undefined;
-  /** The trading day the answer is about, if one. */
+  /** The trading day the answer is about (a range's last), if one. */
   readonly date: string | undefined;
+  /** A range's first day; the date itself for a one-day answer. */
+  readonly from: string | undefined;
   /** A CSV answer's suggested file name (csv-file-name.ts); undefined for JSON. */
   readonly fileName?: string;
   /** Coded bodies, filled in on first demand. */
@@ -36,7 +41,7 @@ export class ResponseCache {
   /** Keys of the entries that a new event makes stale, so dropping them scans nothing else. */
   readonly #current = new Set<string>();
   #bytes = 0;
-  #latestImmutableDate = '';
+  #latestPastDate = '';
 
   /** budget: bytes; an answer over an eighth of it is not kept (it would flush the rest). */
   constructor(budget: number) {
@@ -67,9 +72,9 @@ export class ResponseCache {
     if (size > this.#maxEntry) return;
     this.#entries.set(key, answer);
     this.#bytes += size;
-    if (answer.immutable) {
-      if (answer.date !== undefined && answer.date > this.#latestImmutableDate) {
-        this.#latestImmutableDate = answer.date;
+    if (answer.pastDay) {
+      if (answer.date !== undefined && answer.date > this.#latestPastDate) {
+        this.#latestPastDate = answer.date;
       }
     } else {
       this.#current.add(key);
@@ -94,16 +99,16 @@ export class ResponseCache {
   }
 
   /**
-   * New events: every current-day answer is stale, and so is a past day's answer when a late
-   * event touched its day (the feed should not send one, but a stale answer must not outlive it).
+   * A commit: every current-day answer is stale, and so is a past day's answer when a late event
+   * touched one of its days (the feed may correct a past day: docs/feed-format.md).
    */
   dropStale(dates: readonly string[]): void {
     for (const key of [...this.#current]) this.delete(key);
-    if (dates.some((date) => date <= this.#latestImmutableDate)) {
-      const touched = new Set(dates);
-      for (const [key, answer] of [...this.#entries]) {
-        if (answer.date !== undefined && touched.has(answer.date)) this.delete(key);
-      }
+    if (!dates.some((date) => date <= this.#latestPastDate)) return;
+    for (const [key, answer] of [...this.#entries]) {
+      const { from, date } = answer;
+      if (date === undefined || from === undefined) continue;
+      if (dates.some((touched) => touched >= from && touched <= date)) this.delete(key);
     }
   }
 

@@ -66,4 +66,5 @@ export const datamineRoute = defineRoute({
       '`date,measure,state,field,value`).',
   },
   dateOf: (result) => (result.kind === 'volume' ? result.to : result.date),
+  firstDateOf: (result) => (result.kind === 'volume' ? result.from : result.date),
 });

@@ -13,37 +13,49 @@ export type Synchronous<T> = {
       : T[K];
 };
 
-/** Calls a synchronous function, its result or throw as a settled promise. */
-function settle<A extends unknown[], R>(run: (...args: A) => R): (...args: A) => Promise<R> {
+/** Turns a driver error into the store's own (a lock wait exceeded), or leaves it. */
+export type ErrorTranslator = (error: unknown) => unknown;
+
+const asIs: ErrorTranslator = (error) => error;
+
+/** Calls a synchronous function, its result or (translated) throw as a settled promise. */
+function settle<A extends unknown[], R>(
+  run: (...args: A) => R,
+  translate: ErrorTranslator = asIs,
+): (...args: A) => Promise<R> {
   return (...args) => {
     try {
       return Promise.resolve(run(...args));
     } catch (error) {
-      return Promise.reject(error);
+      return Promise.reject(translate(error));
     }
   };
 }
 
 /** Every method of a synchronous reader or key store, returning a promise. */
-export function promised<T extends MarketReader | KeyStore>(sync: Synchronous<T>): T {
+export function promised<T extends MarketReader | KeyStore>(
+  sync: Synchronous<T>,
+  translate?: ErrorTranslator,
+): T {
   const wrapped: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(sync)) {
-    wrapped[name] = typeof value === 'function' ? settle(value as (...args: unknown[]) => unknown) : value;
+    wrapped[name] =
+      typeof value === 'function' ? settle(value as (...args: unknown[]) => unknown, translate) : value;
   }
   return wrapped as T;
 }
 
-export function promisedWriter(sync: Synchronous<MarketWriter>): MarketWriter {
+export function promisedWriter(sync: Synchronous<MarketWriter>, translate?: ErrorTranslator): MarketWriter {
   return {
-    append: settle((events) => sync.append(events)),
+    append: settle((events) => sync.append(events), translate),
     begin: settle(() => {
       const batch = sync.begin();
       return {
-        append: settle((events) => batch.append(events)),
-        commit: settle(() => batch.commit()),
-        rollback: settle(() => batch.rollback()),
+        append: settle((events) => batch.append(events), translate),
+        commit: settle(() => batch.commit(), translate),
+        rollback: settle(() => batch.rollback(), translate),
       } satisfies WriteBatch;
-    }),
+    }, translate),
   };
 }
 
