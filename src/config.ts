@@ -125,6 +125,20 @@ export const SETTINGS = {
     fallback: undefined as readonly string[] | undefined,
     parse: originList,
   },
+  pgPoolMax: {
+    env: 'GRIDQUOTE_PG_POOL_MAX',
+    placeholder: 'n',
+    description: 'PostgreSQL store: connections for reads at most (requests beyond wait for one)',
+    fallback: 10,
+    parse: (text) => wholeNumber(text, 1, 1_000, 'a number of connections'),
+  },
+  pgStatementTimeoutMs: {
+    env: 'GRIDQUOTE_PG_STATEMENT_TIMEOUT_MS',
+    placeholder: 'ms',
+    description: 'PostgreSQL store: the server cancels any read taking longer (the request gets 503)',
+    fallback: 5_000,
+    parse: (text) => wholeNumber(text, 100, 10 * MINUTE_MS, 'milliseconds'),
+  },
 } satisfies Readonly<Record<string, Setting<unknown>>>;
 
 export type SettingName = keyof typeof SETTINGS;
@@ -243,4 +257,21 @@ function isOrigin(text: string): boolean {
 function nonEmpty(what: string): (text: string) => Parsed<string> {
   return (text) =>
     text.trim() === '' ? { problem: `must be ${what}, got an empty value` } : { value: text };
+}
+
+/**
+ * The PostgreSQL server tests may use (GRIDQUOTE_TEST_PG_URL); undefined skips those tests.
+ * Read here because this module is the only reader of the environment.
+ */
+export function testPostgresUrl(): string | undefined {
+  const url = process.env.GRIDQUOTE_TEST_PG_URL;
+  return url === undefined || url === '' ? undefined : url;
+}
+
+/**
+ * Which store the HTTP and invariant suites run over (GRIDQUOTE_TEST_STORE: `sqlite`, the
+ * default, or `postgres`); vitest.config.ts runs them once per store.
+ */
+export function testStoreKind(): 'sqlite' | 'postgres' {
+  return process.env.GRIDQUOTE_TEST_STORE === 'postgres' ? 'postgres' : 'sqlite';
 }

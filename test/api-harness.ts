@@ -4,10 +4,11 @@ import { createApiKey } from '../src/http/api-keys.js';
 import { type AppOptions, buildApp, ROUTES } from '../src/http/app.js';
 import { fillExamples, STATIC_EXAMPLE_VALUES } from '../src/http/examples.js';
 import type { AccessLevel } from '../src/query/context.js';
-import { type SeededStore, type SeededStoreOptions, seededStore } from './fixtures.js';
+import { type SeededStore, type SeededStoreOptions, seededTestStore } from './fixtures.js';
 
 /**
- * The API over a seeded in-memory store, called in process. Dates of the default history:
+ * The API over a seeded store, called in process: SQLite in memory, or PostgreSQL when the
+ * suites run over it (GRIDQUOTE_TEST_STORE=postgres, see vitest.config.ts). Dates of the default history:
  * 20250226, 20250227, 20250228 (a Friday); the pinned clock is a week later, so the current
  * day is not "today" unless a test moves the clock.
  */
@@ -39,7 +40,7 @@ const UNLIMITED = { perSecond: 0, perMinute: 0 };
 export async function createHarness(
   options: SeededStoreOptions & { readonly app?: HarnessAppOptions } = {},
 ): Promise<Harness> {
-  const seeded = seededStore(options);
+  const seeded = await seededTestStore(options);
   const keys = {} as Record<AccessLevel, string>;
   for (const level of ['historical', 'end_of_day'] as const) {
     const created = createApiKey({ level, name: `test ${level}`, now: DEFAULT_NOW });

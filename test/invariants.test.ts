@@ -10,9 +10,9 @@ import { parseFeedLine } from '../src/feed/ndjson.js';
 import { simulateHistory } from '../src/feed/simulator/simulator.js';
 import { ingestEvents } from '../src/ingest/ingest-events.js';
 import { ingestLines } from '../src/ingest/ingest-lines.js';
-import { MEMORY, openSqliteStore } from '../src/store/sqlite/open-sqlite-store.js';
 import type { MarketReader, MarketStore } from '../src/store/store.js';
 import { collect } from '../src/store/store-contract.js';
+import { openTestStore } from './fixtures.js';
 
 /**
  * Invariants over seeded histories: the views derived at ingest agree with each other and with
@@ -36,7 +36,7 @@ interface Seeded {
 }
 
 async function seed(history: (typeof HISTORIES)[number]): Promise<Seeded> {
-  const store = openSqliteStore(MEMORY);
+  const store = await openTestStore();
   const dates = lastTradingDays(history.days, history.until);
   for (const { events } of simulateHistory({ seed: history.seed }, dates)) {
     await ingestEvents(store.writer, events);
@@ -287,7 +287,7 @@ describe.each(HISTORIES)('invariants of seed $seed until $until', (history) => {
   });
 
   it('rebuilds identical views from its own export (seed -> export -> ingest)', async () => {
-    const copy = openSqliteStore(MEMORY);
+    const copy = await openTestStore();
     try {
       const lines = await collect(seeded.store.events.lines());
       // the NDJSON path a file takes, in groups as a stream would deliver them

@@ -5,13 +5,16 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { lastTradingDays } from '../src/domain/calendar.js';
 import type { TradeEvent } from '../src/feed/events.js';
 import { formatFeedEvent } from '../src/feed/ndjson.js';
+import { createSimulator } from '../src/feed/simulator/simulator.js';
 import { createApiKey } from '../src/http/api-keys.js';
 import { buildApp } from '../src/http/app.js';
 import { ingestEvents } from '../src/ingest/ingest-events.js';
 import { openStore } from '../src/store/open-store.js';
-import type { MarketStore } from '../src/store/store.js';
+import { reportSkipped, TEST_PG_URL, testSchemas } from '../src/store/postgres/test-schemas.js';
+import type { ApiKeyRecord, MarketStore } from '../src/store/store.js';
 import { DEFAULT_NOW } from './api-harness.js';
 import { seededStore } from './fixtures.js';
 import { waitFor } from './wait-for.js';
@@ -19,7 +22,8 @@ import { waitFor } from './wait-for.js';
 /**
  * A late correction (docs/feed-format.md: a past day may receive events at any time) reaches
  * every operation about its day at once, with a new ETag, whether it is ingested by the
- * serving process or by another process writing to the same SQLite file. History: 20250226,
+ * serving process or by another process writing to the same store (a SQLite file, or a
+ * PostgreSQL database). History: 20250226,
  * 20250227 (the past day corrected), 20250228 (the current day, corrected too).
  */
 
@@ -140,48 +144,88 @@ describe('a late correction in the serving process', () => {
   });
 });
 
-describe('a late correction ingested by another process beside the server', () => {
-  let directory: string;
-  let server: Server;
-  beforeAll(async () => {
-    directory = mkdtempSync(join(tmpdir(), 'gridquote-late-'));
-    const path = join(directory, 'market.db');
-    const seeded = seededStore({ path });
-    const created = createApiKey({ level: 'historical', now: DEFAULT_NOW, perSecond: 0, perMinute: 0 });
-    await seeded.store.keys.insertKey(created.record);
-    await seeded.store.close();
-    // As gridquote serve opens it: read-only.
-    server = await serve(await openStore(path, { access: 'read', purpose: 'for serving' }), created.key);
-  });
-  afterAll(async () => {
-    await server?.app.close();
-    await server?.store.close();
-    if (directory) rmSync(directory, { recursive: true, force: true });
-  });
+/**
+ * A store another process can write to: a SQLite file, or a PostgreSQL schema (when
+ * GRIDQUOTE_TEST_PG_URL is set), seeded with the default history and the key.
+ */
+interface SharedStore {
+  readonly location: string;
+  remove(): Promise<void>;
+}
 
-  it('reaches every operation of its day as soon as the server sees the commit', async () => {
-    const before = await server.snapshot();
-    const feed = [lateTrade(PAST, 999_901, 777), lateTrade(CURRENT, 999_902, 555)]
-      .map((event) => `${formatFeedEvent(event)}\n`)
-      .join('');
-    const path = join(directory, 'market.db');
-    // `gridquote ingest --db market.db -` in its own process, straight from the sources.
-    await new Promise<void>((resolve, reject) => {
-      const child = execFile(
-        process.execPath,
-        ['--import', LOADER, join(ROOT, 'src', 'cli', 'main.ts'), 'ingest', '--db', path, '-'],
-        { env: { PATH: process.env.PATH ?? '' } },
-        (error, _stdout, stderr) => (error ? reject(new Error(`${error.message}: ${stderr}`)) : resolve()),
-      );
-      child.stdin?.end(feed);
-    });
-    const first = URLS[0] ?? '';
-    const oldTag = String(before.get(first)?.headers.etag);
-    // The server learns of the commit on its next look at the store (every 250 ms).
-    await waitFor(
-      'the late trade in the cached trade log',
-      async () => (await server.get(first, oldTag)).statusCode === 200,
-    );
-    await expectCorrected(server, before);
-  });
-});
+async function sqliteFile(key: ApiKeyRecord): Promise<SharedStore> {
+  const directory = mkdtempSync(join(tmpdir(), 'gridquote-late-'));
+  const path = join(directory, 'market.db');
+  const seeded = seededStore({ path });
+  await seeded.store.keys.insertKey(key);
+  await seeded.store.close();
+  return { location: path, remove: async () => rmSync(directory, { recursive: true, force: true }) };
+}
+
+async function postgresSchema(key: ApiKeyRecord): Promise<SharedStore> {
+  const schemas = testSchemas();
+  const location = await schemas.url();
+  const store = await openStore(location, { access: 'write', create: true });
+  const simulator = createSimulator({ seed: 7 });
+  for (const date of lastTradingDays(3, '20250228'))
+    await ingestEvents(store.writer, simulator.simulateDay(date));
+  await store.keys.insertKey(key);
+  await store.close();
+  return { location, remove: () => schemas.dropAll() };
+}
+
+reportSkipped('a late correction by another process beside a PostgreSQL server');
+
+for (const [kind, shared] of [
+  ['SQLite', sqliteFile],
+  ['PostgreSQL', postgresSchema],
+] as const) {
+  describe.skipIf(kind === 'PostgreSQL' && TEST_PG_URL === undefined)(
+    `a late correction ingested by another process beside the server (${kind})`,
+    () => {
+      let store: SharedStore;
+      let server: Server;
+      beforeAll(async () => {
+        const created = createApiKey({ level: 'historical', now: DEFAULT_NOW, perSecond: 0, perMinute: 0 });
+        store = await shared(created.record);
+        // As gridquote serve opens it: read-only.
+        server = await serve(
+          await openStore(store.location, { access: 'read', purpose: 'for serving' }),
+          created.key,
+        );
+      });
+      afterAll(async () => {
+        await server?.app.close();
+        await server?.store.close();
+        await store?.remove();
+      });
+
+      it('reaches every operation of its day as soon as the server sees the commit', async () => {
+        const before = await server.snapshot();
+        const feed = [lateTrade(PAST, 999_901, 777), lateTrade(CURRENT, 999_902, 555)]
+          .map((event) => `${formatFeedEvent(event)}\n`)
+          .join('');
+        // `gridquote ingest --db <store> -` in its own process, straight from the sources.
+        await new Promise<void>((resolve, reject) => {
+          const child = execFile(
+            process.execPath,
+            ['--import', LOADER, join(ROOT, 'src', 'cli', 'main.ts'), 'ingest', '--db', store.location, '-'],
+            { env: { PATH: process.env.PATH ?? '' } },
+            (error, _stdout, stderr) =>
+              error ? reject(new Error(`${error.message}: ${stderr}`)) : resolve(),
+          );
+          child.stdin?.end(feed);
+        });
+        const first = URLS[0] ?? '';
+        const oldTag = String(before.get(first)?.headers.etag);
+        // The server learns of the commit on its next look at the store (SQLite: every 250 ms;
+        // PostgreSQL: the commit's NOTIFY).
+        await waitFor(
+          'the late trade in the cached trade log',
+          async () => (await server.get(first, oldTag)).statusCode === 200,
+        );
+        await expectCorrected(server, before);
+      });
+    },
+  );
+}

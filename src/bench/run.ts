@@ -6,13 +6,15 @@ import { benchHttp, httpOptions } from './http-bench.js';
 import { httpSection } from './http-report.js';
 import { benchIngest, type IngestBenchResult } from './ingest-bench.js';
 import { formatCount, formatMiB, perSecond } from './measure.js';
+import { benchPostgres, type PostgresBenchResult } from './postgres-bench.js';
 import { benchSeed, type SeedBenchResult } from './seed-bench.js';
 
 /**
  * `npm run bench`: runs the benchmarks in sequence and rewrites their sections of
  * docs/benchmarks.md (other sections are kept). Flags: --ingest-days N (default 20),
  * --seed-days N (default 250), --no-seed; the HTTP benchmark: --no-http, --http-only and the
- * --http-* flags of http-bench.ts.
+ * --http-* flags of http-bench.ts; PostgreSQL: --pg URL (a database it may create schemas in),
+ * --pg-days N (default 10), --pg-only.
  */
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -30,6 +32,11 @@ function flag(name: string, fallback: number): number {
 }
 
 async function main(): Promise<void> {
+  const pgIndex = process.argv.indexOf('--pg');
+  if (pgIndex >= 0) {
+    await postgres(process.argv[pgIndex + 1] ?? '');
+    if (process.argv.includes('--pg-only')) return;
+  }
   if (!process.argv.includes('--http-only')) await ingestAndSeed();
   if (!process.argv.includes('--no-http')) {
     // Its own cache directory: the seeded history is kept between runs (SCRATCH is not).
@@ -63,6 +70,45 @@ async function ingestAndSeed(): Promise<void> {
   rmSync(SCRATCH, { recursive: true, force: true });
   writeSection('ingest', ingestSection(machine, ingest, seed));
   process.stderr.write(`bench: wrote ${DOC}\n`);
+}
+
+async function postgres(url: string): Promise<void> {
+  if (!/^postgres(ql)?:\/\//.test(url)) throw new Error('--pg needs a postgres:// URL');
+  const days = flag('--pg-days', 10);
+  const load = loadavg()[0] ?? 0;
+  process.stderr.write(`bench: PostgreSQL, ${days} simulated days ...\n`);
+  const result = await benchPostgres({ url, days, until: UNTIL, seed: SEED });
+  const machine = `${cpus()[0]?.model ?? 'unknown CPU'} x ${cpus().length}, Node ${process.version}, load average ${load.toFixed(2)} at start`;
+  const section = postgresSection(machine, result);
+  process.stderr.write(`${section}\n`);
+  writeSection('postgres', section);
+}
+
+function postgresSection(machine: string, result: PostgresBenchResult): string {
+  const row = (name: string, timing: { wallMs: number; cpuMs: number }) =>
+    `| ${name} | ${formatCount(Math.round(timing.wallMs))} ms | ${formatCount(perSecond(result.events, timing.wallMs))} | ${(result.baseline.wallMs / timing.wallMs).toFixed(2)} |`;
+  const ratio = result.baseline.wallMs / result.eventsPath.wallMs;
+  return [
+    '## PostgreSQL',
+    '',
+    `Measured ${new Date().toISOString().slice(0, 10)} on ${machine}, against the PostgreSQL server given with \`--pg\`.`,
+    `${result.days} simulated trading days (seed ${SEED}, ending ${UNTIL}), ${formatCount(result.events)} events, each store in a fresh schema.`,
+    '',
+    '| path | wall time | events/s | rate vs bare COPY |',
+    '|---|---:|---:|---:|',
+    row('`ingestEvents` day by day, one transaction a day (seed, live demo)', result.eventsPath),
+    row('`ingestLines` of the export, one transaction (ingest of a file)', result.linesPath),
+    row(
+      'baseline: the same lines COPYed into a bare `(date, seq, id, type, line)` table, a transaction a day',
+      result.baseline,
+    ),
+    '',
+    `Target: ingest at least 0.3 of the bare COPY rate: ${ratio >= 0.3 ? 'met' : 'NOT met'} (${ratio.toFixed(2)}).`,
+    '',
+    `Full-day au_electricity futures ticker of the last day (${formatCount(result.tickerRows)} rows), not cached: ${result.coldTickerMs.toFixed(1)} ms the first time on a serving store (connection open, statement not yet prepared; target < 50 ms: ${result.coldTickerMs < 50 ? 'met' : 'NOT met'}); ${result.openTickerMs.toFixed(1)} ms as the very first request of a store just opened (connecting included); median of the next 10 calls ${result.warmTickerMs.toFixed(1)} ms.`,
+    '',
+    'Reproduce: `npm run build && node --expose-gc dist/bench/run.js --pg postgres://... --pg-only`.',
+  ].join('\n');
 }
 
 function ingestTable(result: IngestBenchResult): string {

@@ -108,3 +108,12 @@ describe('demo keys', () => {
     expect(statSync(first.file).mode & 0o777).toBe(0o600);
   });
 });
+
+describe('the demo keys file of a PostgreSQL store', () => {
+  it('is in ./data, named after the database, never holding its password', () => {
+    expect(demoKeysFile('postgres://gq:s3cret@db.example:5432/market')).toBe(
+      'data/demo-gq_db.example_5432_market-keys.json',
+    );
+    expect(demoKeysFile('sqlite:data/demo.db')).toBe('data/demo.db-keys.json');
+  });
+});

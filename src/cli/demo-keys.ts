@@ -1,6 +1,8 @@
-import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { createApiKey, parseApiKey, secretMatches } from '../http/api-keys.js';
 import type { AccessLevel } from '../query/context.js';
+import { describeLocation, sqlitePath, storeKind } from '../store/open-store.js';
 import type { KeyStore } from '../store/store.js';
 
 /**
@@ -25,7 +27,12 @@ const DEMO_KEY_PREFIX = 'demo ';
 const FILE_MODE = 0o600;
 
 export function demoKeysFile(db: string): string {
-  return `${db}-keys.json`;
+  if (storeKind(db) === 'sqlite') return `${sqlitePath(db)}-keys.json`;
+  // A PostgreSQL store has no folder of its own: ./data, named after the database (never its password).
+  const name = describeLocation(db)
+    .replace(/^postgres(ql)?:\/\//i, '')
+    .replace(/[^A-Za-z0-9.-]+/g, '_');
+  return join('data', `demo-${name}-keys.json`);
 }
 
 export async function demoKeys(
@@ -102,6 +109,7 @@ async function verifies(keys: KeyStore, key: string, level: AccessLevel): Promis
 
 /** Written whole and then renamed: a crash never leaves half a file, and the mode is set at creation. */
 function save(file: string, issued: { historical: string; endOfDay: string }): void {
+  mkdirSync(dirname(file), { recursive: true });
   const temporary = `${file}.${process.pid}.tmp`;
   const body = `${JSON.stringify({ historical: issued.historical, end_of_day: issued.endOfDay }, null, 2)}\n`;
   writeFileSync(temporary, body, { mode: FILE_MODE, flag: 'w' });

@@ -3,6 +3,7 @@ import { registerDemo } from './demo.js';
 import { registerExport } from './export.js';
 import { registerIngest } from './ingest.js';
 import { registerKeys } from './keys.js';
+import { registerMigrate } from './migrate.js';
 import { createProgram, runCli } from './run-cli.js';
 import { registerSeed } from './seed.js';
 import { registerServe } from './serve.js';
@@ -14,5 +15,6 @@ registerExport(program);
 registerServe(program);
 registerKeys(program);
 registerDemo(program);
+registerMigrate(program);
 
 process.exitCode = await runCli(program, process.argv);

@@ -38,6 +38,9 @@ export interface ServerOptions {
   readonly metricsToken?: string;
   /** Origins whose browser pages may call the API (CORS); none when omitted. */
   readonly corsOrigins?: readonly string[];
+  /** PostgreSQL only: read connections at most, and the read statement timeout. */
+  readonly pgPoolMax?: number;
+  readonly pgStatementTimeoutMs?: number;
 }
 
 export interface RunningServer {
@@ -57,6 +60,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const store = await openStore(options.db, {
     access: options.writable === true ? 'write' : 'read',
     purpose: 'for serving',
+    ...(options.pgPoolMax === undefined ? {} : { poolMax: options.pgPoolMax }),
+    ...(options.pgStatementTimeoutMs === undefined
+      ? {}
+      : { statementTimeoutMs: options.pgStatementTimeoutMs }),
   });
   const logLevel = options.logLevel ?? 'info';
   const app = buildApp({
@@ -120,6 +127,8 @@ export function registerServe(program: Command, io: CliIo = PROCESS_IO): Command
       shutdownGraceMs: config.shutdownGraceMs,
       metricsToken: config.metricsToken,
       corsOrigins: config.corsOrigins,
+      pgPoolMax: config.pgPoolMax,
+      pgStatementTimeoutMs: config.pgStatementTimeoutMs,
     });
     io.stderr.write(`serving ${describeLocation(config.db)} at ${server.url}\n`);
     await runUntilSignal(

@@ -21,6 +21,10 @@ export interface OpenStoreOptions {
   readonly purpose?: string;
   /** Longest wait for another writer's lock, ms (default DEFAULT_LOCK_WAIT_MS: 30 s). */
   readonly lockWaitMs?: number;
+  /** PostgreSQL only: read connections at most (GRIDQUOTE_PG_POOL_MAX). */
+  readonly poolMax?: number;
+  /** PostgreSQL only: the server cancels a read statement after this, ms (GRIDQUOTE_PG_STATEMENT_TIMEOUT_MS). */
+  readonly statementTimeoutMs?: number;
 }
 
 /** What the PostgreSQL adapter's entry module exports (src/store/postgres/open-postgres-store.ts). */

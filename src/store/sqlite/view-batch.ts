@@ -148,11 +148,15 @@ type StoredSettle = [
   impliedVolatility: number | null,
 ];
 
+/**
+ * What write() needs: better-sqlite3 statements here; the PostgreSQL writer passes collectors
+ * of rows and the stored settles it read beforehand (postgres/postgres-writer.ts).
+ */
 export interface ViewStatements {
-  readonly daily: Database.Statement;
-  readonly day: Database.Statement;
-  readonly datamine: Database.Statement;
-  readonly storedSettles: Database.Statement;
+  readonly daily: { run(...params: unknown[]): unknown };
+  readonly day: { run(...params: unknown[]): unknown };
+  readonly datamine: { run(...params: unknown[]): unknown };
+  readonly storedSettles: { all(...params: unknown[]): unknown[] };
 }
 
 export function prepareViewStatements(db: Database.Database): ViewStatements {

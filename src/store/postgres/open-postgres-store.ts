@@ -1,0 +1,201 @@
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import type { AppendNotice, MarketStore } from '../store.js';
+import { StoreBusyError, StoreOpenError } from '../store-open-error.js';
+import { checkSchema, migrate, SCHEMA_VERSION, schemaVersion } from './migrations.js';
+import { createPostgresEventLog } from './postgres-event-log.js';
+import { createPostgresKeyStore } from './postgres-keys.js';
+import { RemoteNotices } from './postgres-notices.js';
+import { createPostgresReader } from './postgres-reader.js';
+import { EXACT_TYPES } from './postgres-types.js';
+import { createPostgresWriter } from './postgres-writer.js';
+
+/** open-store.ts's OpenStoreOptions, and what only PostgreSQL has (all optional). */
+export interface PostgresStoreOptions {
+  /**
+   * `write` (the default) applies pending migrations (seed, ingest, demo, keys create); `read`
+   * (serve, export, keys list) changes nothing: the schema must be this program's, else opening
+   * refuses with what to run, and writes through the store are refused.
+   */
+  readonly access?: 'read' | 'write';
+  /** Whether an empty database (no gridquote schema yet) may be set up: seed, ingest, demo, migrate. */
+  readonly create?: boolean;
+  /** Why it is read-only, for the refusal of a write ("for serving"). */
+  readonly purpose?: string;
+  /** Longest wait for another writer (its transaction holds the version row), ms. */
+  readonly lockWaitMs?: number;
+  /** Set up or upgrade the schema whatever the access (tests, tools); implies create. */
+  readonly migrate?: boolean;
+  /** The PostgreSQL schema holding the store (created when migrating); the URL's search_path otherwise. */
+  readonly schema?: string;
+  /** Connections for reads at most (the writer has one more of its own). */
+  readonly poolMax?: number;
+  /** Every read statement is cancelled by the server after this. */
+  readonly statementTimeoutMs?: number;
+  /** Giving up on opening a connection after this. */
+  readonly connectTimeoutMs?: number;
+}
+
+export const DEFAULT_POOL_MAX = 10;
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 5_000;
+const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
+const DEFAULT_LOCK_WAIT_MS = 30_000;
+
+/** The server cannot be reached (at start): one line naming it, never its password. */
+export class StoreUnreachableError extends StoreOpenError {}
+
+/**
+ * Opens a store in a PostgreSQL database: checks (or migrates) its schema, then hands out the
+ * reader, writer, event log and keys over two bounded pools: reads under a statement timeout,
+ * and the writer's connection without one (a bulk load may take minutes). Connections are
+ * opened on demand, so a server lost while serving makes operations fail (the HTTP layer
+ * answers 503) and they work again once it is back, without a restart.
+ */
+export async function openPostgresStore(
+  url: string,
+  options: PostgresStoreOptions = {},
+): Promise<MarketStore> {
+  const connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+  const base: pg.ClientConfig = {
+    connectionString: url,
+    types: EXACT_TYPES,
+    connectionTimeoutMillis: connectTimeoutMs,
+    keepAlive: true,
+    ...(options.schema === undefined ? {} : { options: `-c search_path=${options.schema}` }),
+  };
+  const schema = await prepareSchema(url, base, options);
+  const statementTimeoutMs = options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
+  const readPool = new pg.Pool({
+    ...base,
+    max: options.poolMax ?? DEFAULT_POOL_MAX,
+    statement_timeout: statementTimeoutMs,
+    // the client side gives up too, should the server not even answer the cancel
+    query_timeout: statementTimeoutMs + connectTimeoutMs,
+    idleTimeoutMillis: 30_000,
+  });
+  const lockWaitMs = options.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS;
+  const writePool = new pg.Pool({ ...base, max: 1, idleTimeoutMillis: 30_000, lock_timeout: lockWaitMs });
+  // An idle connection the server dropped is reported here; the next query reconnects.
+  readPool.on('error', () => undefined);
+  writePool.on('error', () => undefined);
+
+  const channel = `gridquote ${schema}`;
+  const origin = randomUUID();
+  const listeners = new Set<(notice: AppendNotice) => void>();
+  const emit = (notice: AppendNotice) => {
+    for (const listener of listeners) listener(notice);
+  };
+  const reader = createPostgresReader(readPool);
+  const remote = new RemoteNotices(base, channel, origin, reader, emit, await reader.version());
+  const writer = createPostgresWriter(
+    writePool,
+    (notice) => {
+      remote.saw(notice.version);
+      emit(notice);
+    },
+    channel,
+    origin,
+  );
+  const keys = createPostgresKeyStore(readPool);
+  const where = describe(url);
+  const refuse = async (): Promise<never> => {
+    throw new StoreOpenError(
+      `the store at ${where} is open read-only${options.purpose ? ` ${options.purpose}` : ''}: it is not written`,
+    );
+  };
+  const busy = <T>(work: Promise<T>): Promise<T> =>
+    work.catch((error: unknown) => {
+      throw isLockTimeout(error)
+        ? new StoreBusyError(
+            `another process is writing to the store at ${where} (waited ${Math.round(lockWaitMs / 1000)} s); try again when it is done`,
+          )
+        : error;
+    });
+  const readOnly = options.access === 'read' && options.migrate !== true;
+
+  return {
+    reader,
+    writer: readOnly
+      ? { append: refuse, begin: refuse }
+      : {
+          append: (events) => busy(writer.append(events)),
+          async begin() {
+            const batch = await busy(writer.begin());
+            return { ...batch, append: (events) => busy(batch.append(events)) };
+          },
+        },
+    events: createPostgresEventLog(readPool),
+    keys: readOnly ? { ...keys, insertKey: refuse, revokeKey: refuse } : keys,
+    onAppend(listener) {
+      listeners.add(listener);
+      remote.start();
+      return () => {
+        listeners.delete(listener);
+        if (listeners.size === 0) void remote.stop();
+      };
+    },
+    async close() {
+      listeners.clear();
+      await remote.stop();
+      // the pool's end() waits for every connection in use: an open batch's first
+      await writer.rollbackOpenBatch();
+      await Promise.all([readPool.end(), writePool.end()]);
+    },
+  };
+}
+
+/** Checks or migrates the schema on one connection; returns the schema's name. */
+async function prepareSchema(
+  url: string,
+  config: pg.ClientConfig,
+  options: PostgresStoreOptions,
+): Promise<string> {
+  const client = new pg.Client(config);
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+  } catch (error) {
+    throw new StoreUnreachableError(`cannot reach PostgreSQL at ${describe(url)}: ${reason(error)}`);
+  }
+  try {
+    const current = await schemaVersion(client);
+    const create = options.create === true || options.migrate === true;
+    if (current === 0 && !create) {
+      throw new StoreOpenError(
+        `no store at ${describe(url)}; create one with gridquote seed, ingest or migrate`,
+      );
+    }
+    if (options.migrate === true || (options.access !== 'read' && current < SCHEMA_VERSION)) {
+      if (options.schema !== undefined) {
+        await client.query(`CREATE SCHEMA IF NOT EXISTS ${pg.escapeIdentifier(options.schema)}`);
+      }
+      await migrate(client);
+    } else {
+      await checkSchema(client);
+    }
+    const result = await client.query<{ schema: string }>('SELECT current_schema() AS schema');
+    return result.rows[0]?.schema ?? 'public';
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/** host:port/database of a URL, without user or password. */
+export function describe(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.hostname}:${parsed.port || '5432'}${parsed.pathname}`;
+  } catch {
+    return 'the given URL';
+  }
+}
+
+/** PostgreSQL's lock_not_available: lock_timeout ran out waiting for another writer. */
+function isLockTimeout(error: unknown): boolean {
+  return error instanceof Error && 'code' in error && error.code === '55P03';
+}
+
+function reason(error: unknown): string {
+  if (error instanceof AggregateError && error.errors.length > 0) return reason(error.errors[0]);
+  return error instanceof Error ? error.message : String(error);
+}

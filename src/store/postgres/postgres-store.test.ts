@@ -1,0 +1,345 @@
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { everyAnswer } from '../../../test/store-answers.js';
+import { startTcpProxy } from '../../../test/tcp-proxy.js';
+import { EventConflictError } from '../event-conflict-error.js';
+import { MEMORY, openSqliteStore } from '../sqlite/open-sqlite-store.js';
+import type { MarketStore, ValidatedEvent } from '../store.js';
+import { dayOne, dayThree, dayTwo, describeMarketStore } from '../store-contract.js';
+import { settle, trade } from '../store-contract-events.js';
+import { SCHEMA_VERSION } from './migrations.js';
+import { openPostgresStore, StoreUnreachableError } from './open-postgres-store.js';
+import { reportSkipped, TEST_PG_URL, testSchemas } from './test-schemas.js';
+
+reportSkipped('PostgreSQL store tests');
+const schemas = testSchemas();
+
+describe.skipIf(TEST_PG_URL === undefined)('postgres', () => {
+  describeMarketStore('postgres', () => schemas.open());
+});
+const D1 = '20250219';
+
+afterAll(async () => {
+  if (TEST_PG_URL !== undefined) await schemas.dropAll();
+});
+
+const corrections = (): ValidatedEvent[] => [
+  settle(D1, 30, 'BNH2026', 12410, null, '161500'),
+  settle(D1, 31, 'BNH2026', 12420, null, '155900'),
+  settle(D1, 32, 'BNH20260012000C', 565, 2230, '160100'),
+];
+const DATES = ['20250219', '20250220', '20250221'];
+
+async function lines(store: MarketStore, date?: string): Promise<string[]> {
+  const out: string[] = [];
+  for await (const line of store.events.lines(date === undefined ? undefined : { date })) out.push(line);
+  return out;
+}
+
+describe.skipIf(TEST_PG_URL === undefined)('postgres store', () => {
+  it('answers every reader question as the SQLite store does, whatever the arrival order', async () => {
+    const events = [...dayOne(), ...corrections(), ...dayTwo(), ...dayThree()];
+    const sqlite = openSqliteStore(MEMORY);
+    await sqlite.writer.append(events);
+    const expected = await everyAnswer(sqlite.reader, DATES);
+    await sqlite.close();
+    const arrivals: ((s: MarketStore) => Promise<unknown>)[] = [
+      (s) => s.writer.append(events),
+      (s) => s.writer.append([...events].reverse()),
+      async (s) => {
+        for (const event of [...events].reverse()) await s.writer.append([event]);
+      },
+      async (s) => {
+        const batch = await s.writer.begin();
+        for (const event of events) await batch.append([event]);
+        await batch.commit();
+      },
+    ];
+    for (const arrive of arrivals) {
+      const store = await schemas.open();
+      try {
+        await arrive(store);
+        expect(await everyAnswer(store.reader, DATES)).toEqual(expected);
+        expect(await lines(store)).toEqual(
+          [...dayOne(), ...corrections(), ...dayTwo(), ...dayThree()]
+            .map((e) => e.line)
+            .sort(byIdentity(events)),
+        );
+      } finally {
+        await store.close();
+      }
+    }
+  });
+
+  it('skips replays, refuses conflicts and stores nothing of a refused batch', async () => {
+    const store = await schemas.open();
+    try {
+      expect(await store.writer.append(dayOne())).toEqual({ added: 27, skipped: 0 });
+      expect(await store.writer.append(dayOne())).toEqual({ added: 0, skipped: 27 });
+      const before = await lines(store);
+      const fresh = trade(D1, 99, '150500', 'BNH2026', 12400, 1);
+      const changed = trade(D1, 6, '103000', 'BNH2026', 12502, 3);
+      const refusal = store.writer.append([fresh, changed]);
+      await expect(refusal).rejects.toBeInstanceOf(EventConflictError);
+      await expect(refusal).rejects.toMatchObject({ index: 1, date: D1, seq: 6 });
+      expect(await lines(store)).toEqual(before);
+      expect(await store.reader.version()).toBe(27);
+      expect(await store.writer.append([fresh])).toEqual({ added: 1, skipped: 0 });
+      expect(await store.reader.version()).toBe(28);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('keeps a batch usable after a refused append, and rolls a batch back whole', async () => {
+    const store = await schemas.open();
+    try {
+      const dropped = await store.writer.begin();
+      await dropped.append(dayOne());
+      await dropped.rollback();
+      expect(await store.reader.version()).toBe(0);
+      expect(await lines(store)).toEqual([]);
+      const batch = await store.writer.begin();
+      await batch.append(dayOne());
+      await expect(
+        batch.append([trade(D1, 99, '150500', 'BNH2026', 1, 1), trade(D1, 6, '103000', 'BNH2026', 1, 1)]),
+      ).rejects.toBeInstanceOf(EventConflictError);
+      await batch.append(dayTwo());
+      expect(await batch.commit()).toEqual({ added: 34, skipped: 0 });
+      expect(await lines(store, '20250220')).toEqual(dayTwo().map((event) => event.line));
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('rolls back a batch left open when the store closes', async () => {
+    const schema = schemas.name();
+    const store = await openPostgresStore(TEST_PG_URL ?? '', { schema, migrate: true });
+    const batch = await store.writer.begin();
+    await batch.append(dayOne());
+    await store.close(); // returns: the batch's connection does not keep the pool open
+    const reopened = await openPostgresStore(TEST_PG_URL ?? '', { schema });
+    expect(await reopened.reader.version()).toBe(0);
+    expect(await reopened.writer.append(dayOne())).toEqual({ added: 27, skipped: 0 });
+    await reopened.close();
+  });
+
+  it('announces commits in process at once and to another process by NOTIFY', async () => {
+    const schema = schemas.name();
+    const writer = await openPostgresStore(TEST_PG_URL ?? '', { schema, migrate: true });
+    try {
+      const seen: unknown[] = [];
+      const remoteSeen: unknown[] = [];
+      writer.onAppend((notice) => seen.push(notice));
+      const other = await openPostgresStore(TEST_PG_URL ?? '', { schema });
+      try {
+        // a commit before the other store listens is announced too: it reads the version once listening
+        other.onAppend((notice) => remoteSeen.push(notice));
+        await writer.writer.append(dayOne());
+        expect(seen).toEqual([{ version: 27, added: 27, dates: [D1], revisions: new Map([[D1, 27]]) }]);
+        await waitFor(() => remoteSeen.length > 0);
+        expect(remoteSeen).toEqual([{ version: 27, added: 0, dates: [D1], revisions: new Map([[D1, 27]]) }]);
+      } finally {
+        await other.close();
+      }
+    } finally {
+      await writer.close();
+    }
+  });
+
+  it('creates its schema at the current version and refuses a newer one', async () => {
+    const schema = schemas.name();
+    const store = await openPostgresStore(TEST_PG_URL ?? '', { schema, migrate: true });
+    await store.writer.append(dayOne());
+    await store.close();
+    const client = new pg.Client({ connectionString: TEST_PG_URL, options: `-c search_path=${schema}` });
+    await client.connect();
+    try {
+      const versions = await client.query('SELECT version FROM gridquote_schema ORDER BY version');
+      expect(versions.rows.map((row) => row.version)).toEqual(
+        [...Array(SCHEMA_VERSION).keys()].map((i) => i + 1),
+      );
+      const partitions = await client.query(
+        "SELECT relname FROM pg_class WHERE relname LIKE '%\\_202502' AND relnamespace = current_schema()::regnamespace ORDER BY relname",
+      );
+      expect(partitions.rows.map((row) => row.relname)).toEqual([
+        'events_202502',
+        'ticks_202502',
+        'trades_202502',
+      ]);
+      // reopening without migrating: the schema is this program's, and the data is there
+      const reopened = await openPostgresStore(TEST_PG_URL ?? '', { schema });
+      expect(await reopened.reader.version()).toBe(27);
+      await reopened.close();
+      await client.query('INSERT INTO gridquote_schema (version) VALUES ($1)', [SCHEMA_VERSION + 1]);
+    } finally {
+      await client.end();
+    }
+    await expect(openPostgresStore(TEST_PG_URL ?? '', { schema, migrate: true })).rejects.toThrow(
+      /newer than this program/,
+    );
+    await expect(openPostgresStore(TEST_PG_URL ?? '', { schema })).rejects.toThrow(/newer than this program/);
+  });
+
+  it('refuses an empty database unless the command creates stores, and creates nothing then', async () => {
+    const schema = schemas.name();
+    for (const access of ['read', 'write'] as const) {
+      await expect(openPostgresStore(TEST_PG_URL ?? '', { schema, access })).rejects.toThrow(
+        /^no store at 127\.0\.0\.1:5432\/test; create one with gridquote seed, ingest or migrate$/,
+      );
+    }
+    const store = await openPostgresStore(TEST_PG_URL ?? '', { schema, access: 'write', create: true });
+    expect(await store.reader.version()).toBe(0);
+    await store.close();
+  });
+
+  it('serves read-only: a write is refused with the reason', async () => {
+    const schema = schemas.name();
+    const writer = await openPostgresStore(TEST_PG_URL ?? '', { schema, migrate: true });
+    await writer.writer.append(dayOne());
+    await writer.close();
+    const store = await openPostgresStore(TEST_PG_URL ?? '', {
+      schema,
+      access: 'read',
+      purpose: 'for serving',
+    });
+    try {
+      expect(await store.reader.version()).toBe(27);
+      await expect(store.writer.append(dayTwo())).rejects.toThrow(
+        /open read-only for serving: it is not written/,
+      );
+      await expect(store.keys.revokeKey('gq_x', '2025-01-01T00:00:00Z')).rejects.toThrow(/read-only/);
+      expect(await store.reader.version()).toBe(27);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('waits a bounded time for another writer, then says so', async () => {
+    const schema = schemas.name();
+    const ingest = await openPostgresStore(TEST_PG_URL ?? '', { schema, migrate: true });
+    const other = await openPostgresStore(TEST_PG_URL ?? '', { schema, lockWaitMs: 300 });
+    try {
+      const batch = await ingest.writer.begin();
+      await batch.append(dayOne()); // holds the version row until it commits
+      await expect(other.writer.append(dayTwo())).rejects.toThrow(/another process is writing to the store/);
+      await batch.commit();
+      expect(await other.writer.append(dayTwo())).toEqual({ added: 7, skipped: 0 });
+    } finally {
+      await other.close();
+      await ingest.close();
+    }
+  });
+});
+
+describe('postgres store without a server', () => {
+  it('says in one line that the server cannot be reached', async () => {
+    const opening = openPostgresStore('postgres://someone:secret@127.0.0.1:1/test', {
+      connectTimeoutMs: 2000,
+    });
+    await expect(opening).rejects.toBeInstanceOf(StoreUnreachableError);
+    await expect(opening).rejects.toThrow(/^cannot reach PostgreSQL at 127\.0\.0\.1:1\/test: .*ECONNREFUSED/);
+    await opening.catch((error: Error) => {
+      expect(error.message).not.toContain('secret');
+      expect(error.message).not.toContain('\n');
+    });
+  });
+});
+
+/** Export order: by date then seq. */
+function byIdentity(events: readonly ValidatedEvent[]) {
+  const key = new Map(
+    events.map((event) => [event.line, `${event.date}/${String(event.seq).padStart(12, '0')}`]),
+  );
+  return (a: string, b: string) => ((key.get(a) ?? '') < (key.get(b) ?? '') ? -1 : 1);
+}
+
+async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe.skipIf(TEST_PG_URL === undefined)('postgres store losing its server', () => {
+  it('fails its operations while the server is away and works again once it is back', async () => {
+    const target = new URL(TEST_PG_URL ?? 'postgres://localhost');
+    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+    const viaProxy = new URL(target);
+    viaProxy.hostname = '127.0.0.1';
+    viaProxy.port = String(proxy.port);
+    const schema = schemas.name();
+    const store = await openPostgresStore(viaProxy.href, { schema, migrate: true, connectTimeoutMs: 1000 });
+    try {
+      await store.writer.append(dayOne());
+      expect(await store.reader.version()).toBe(27);
+      await proxy.cut();
+      await expect(store.reader.version()).rejects.toThrow();
+      await expect(store.reader.dates()).rejects.toThrow();
+      await expect(store.keys.listKeys()).rejects.toThrow();
+      await proxy.restore();
+      // the pool opens new connections on demand: no reopening, no restart
+      await waitFor(async () => (await store.reader.version().catch(() => -1)) === 27);
+      expect(await store.reader.dates()).toEqual([D1]);
+      expect(await store.writer.append(dayTwo())).toEqual({ added: 7, skipped: 0 });
+    } finally {
+      await store.close();
+      await proxy.close();
+    }
+  });
+
+  it('survives losing the server while a write batch and an export hold their connections', async () => {
+    const target = new URL(TEST_PG_URL ?? 'postgres://localhost');
+    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+    const viaProxy = new URL(target);
+    viaProxy.hostname = '127.0.0.1';
+    viaProxy.port = String(proxy.port);
+    const schema = schemas.name();
+    const store = await openPostgresStore(viaProxy.href, { schema, migrate: true, connectTimeoutMs: 1000 });
+    try {
+      await store.writer.append(dayOne());
+      const batch = await store.writer.begin();
+      await batch.append(dayTwo());
+      const lines = store.events.lines()[Symbol.asyncIterator]();
+      expect((await lines.next()).done).toBe(false);
+      // both connections sit idle, checked out, when the server goes: no crash, the next use fails
+      await proxy.cut();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await expect(batch.append(dayThree())).rejects.toThrow();
+      await batch.rollback().catch(() => undefined);
+      await lines.return?.();
+      await proxy.restore();
+      await waitFor(async () => (await store.reader.version().catch(() => -1)) === 27);
+      expect(await store.writer.append(dayTwo())).toEqual({ added: 7, skipped: 0 });
+    } finally {
+      await store.close();
+      await proxy.close();
+    }
+  });
+
+  it('bounds every read by the statement timeout', async () => {
+    const schema = schemas.name();
+    const store = await openPostgresStore(TEST_PG_URL ?? '', {
+      schema,
+      migrate: true,
+      statementTimeoutMs: 200,
+    });
+    const blocker = new pg.Client({ connectionString: TEST_PG_URL });
+    await blocker.connect();
+    try {
+      await store.writer.append(dayOne());
+      // a lock held elsewhere makes the read wait: the timeout ends it
+      await blocker.query('BEGIN');
+      await blocker.query(`LOCK TABLE ${pg.escapeIdentifier(schema)}.days IN ACCESS EXCLUSIVE MODE`);
+      const started = Date.now();
+      await expect(store.reader.dates()).rejects.toThrow(/statement timeout/);
+      expect(Date.now() - started).toBeLessThan(10_000);
+      await blocker.query('ROLLBACK');
+      expect(await store.reader.dates()).toEqual([D1]);
+    } finally {
+      await blocker.end();
+      await store.close();
+    }
+  });
+});

@@ -1,0 +1,639 @@
+import type pg from 'pg';
+import type { Contract } from '../../domain/contract.js';
+import { multiplyExact } from '../../domain/decimal.js';
+import { EventConflictError } from '../event-conflict-error.js';
+import { type ContractInfo, contractInfo } from '../sqlite/contract-info.js';
+import { dateToInt, INSTRUMENT_IDS, MARKET_IDS, TICK_KIND_IDS, timeToInt } from '../sqlite/ids.js';
+import { type ContractKey, type Settle, ViewBatch, type ViewStatements } from '../sqlite/view-batch.js';
+import type {
+  AppendNotice,
+  AppendResult,
+  MarketWriter,
+  ValidatedEvent,
+  ValidatedTrade,
+  WriteBatch,
+} from '../store.js';
+import { checkOut } from './check-out.js';
+import { CopyRows } from './copy-rows.js';
+import { Partitions } from './postgres-partitions.js';
+import { CONTRACTS, DAILY, DATAMINE, DAYS, INDEX_VALUES, type Row, upsertRows } from './upserts.js';
+
+/**
+ * Appends events and maintains every view in the same transaction, exactly as the SQLite
+ * writer does (sqlite/sqlite-writer.ts): a batch is sorted into new events and replays, new
+ * events go to the log and their own tables (COPY), and the summary views are summed in the
+ * same ViewBatch (sqlite/view-batch.ts, so both stores merge by the same rules) and upserted
+ * once per touched row with multi-row statements. The version row is locked for the whole
+ * transaction, so writers of other processes queue behind it as SQLite's BEGIN IMMEDIATE does.
+ * After each commit that added events, `notify` runs in this process and NOTIFY tells the others
+ * (postgres-notices.ts).
+ */
+export function createPostgresWriter(
+  pool: pg.Pool,
+  notify: (notice: AppendNotice) => void,
+  /** NOTIFY's channel of the store and this store's origin (postgres-notices.ts). */
+  channel: string,
+  origin: string,
+  options: { readonly maxSummedRows?: number } = {},
+): MarketWriter & { readonly rollbackOpenBatch: () => Promise<void> } {
+  const maxSummedRows = options.maxSummedRows ?? MAX_SUMMED_ROWS;
+  const eventRows = new CopyRows('events', ['date', 'seq', 'id', 'type', 'line']);
+  const tickRows = new CopyRows('ticks', [
+    'date',
+    'seq',
+    'time',
+    'market',
+    'instrument',
+    'code',
+    'option_type',
+    'kind',
+    'bid_cents',
+    'bid_size',
+    'ask_cents',
+    'ask_size',
+    'price_cents',
+    'volume',
+    'settle_cents',
+    'published_at',
+    'implied_volatility',
+  ]);
+  const tradeRows = new CopyRows('trades', [
+    'date',
+    'seq',
+    'time',
+    'market',
+    'instrument',
+    'code',
+    'option_type',
+    'trade_type',
+    'block',
+    'volume',
+    'price_cents',
+    'hours',
+    'face_value_millis',
+    'mwh_tenths',
+    'grp',
+  ]);
+  const messageRows = new CopyRows('messages', ['date', 'seq', 'time', 'market', 'board', 'text']);
+  const customRows = new CopyRows('custom_markets', [
+    'date',
+    'seq',
+    'time',
+    'market',
+    'contract',
+    'net_cents',
+    'size',
+    'legs',
+  ]);
+  /** Index values by (name, date, year): the highest seq of the append wins, as in the upsert. */
+  let indexRows = new Map<string, [string, number, number, number, number]>();
+  /** Contracts first seen by this append, inserted before the rows that name them. */
+  let newContracts: ContractInfo[] = [];
+  const partitions = new Partitions();
+  const views = new ViewBatch();
+  /** Dates with a settle in the view sums: their stored settles are read before the write. */
+  const settleDates = new Set<number>();
+  /** Codes known to be in the contracts table; a cache, dropped whenever a transaction fails. */
+  let knownCodes = new Set<string>();
+  const contracts = new Map<string, { info: ContractInfo; key: ContractKey }>();
+
+  function entryOf(contract: Contract): { info: ContractInfo; key: ContractKey } {
+    let entry = contracts.get(contract.code);
+    if (!entry) {
+      const info = contractInfo(contract);
+      const key: ContractKey = {
+        market: MARKET_IDS[info.market],
+        instrument: INSTRUMENT_IDS[info.instrument],
+        code: info.code,
+        optionType: info.optionType,
+      };
+      entry = { info, key };
+      contracts.set(contract.code, entry);
+    }
+    return entry;
+  }
+
+  function register(contract: Contract): { info: ContractInfo; key: ContractKey } {
+    const entry = entryOf(contract);
+    if (!knownCodes.has(contract.code)) {
+      newContracts.push(entry.info);
+      knownCodes.add(contract.code);
+    }
+    return entry;
+  }
+
+  function pushTick(
+    date: number,
+    seq: number,
+    time: number,
+    key: ContractKey,
+    kind: number,
+    values: readonly (number | null)[],
+  ): void {
+    tickRows.push(date, seq, time, key.market, key.instrument, key.code, key.optionType, kind, ...values);
+  }
+
+  function pushSupersededSettle(date: number, key: ContractKey, settle: Settle): void {
+    pushTick(date, settle.seq, settle.time, key, TICK_KIND_IDS.settle, [
+      null,
+      null,
+      null,
+      null,
+      null,
+      null,
+      settle.settleCents,
+      settle.publishedAt,
+      settle.impliedVolatility,
+    ]);
+  }
+
+  function tradeAmounts(event: ValidatedTrade, info: ContractInfo) {
+    const hours = info.hours;
+    return {
+      hours,
+      faceValueMillis:
+        hours === null ? null : multiplyExact(event.volume, event.priceCents, hours, info.mwTenths),
+      mwhTenths: hours === null ? null : multiplyExact(event.volume, hours, info.mwTenths),
+    };
+  }
+
+  function writeRows(event: ValidatedEvent, date: number): void {
+    const time = timeToInt(event.time);
+    switch (event.type) {
+      case 'book': {
+        const { key } = register(event.contract);
+        pushTick(date, event.seq, time, key, TICK_KIND_IDS.book, [
+          event.bidCents,
+          event.bidSize,
+          event.askCents,
+          event.askSize,
+          null,
+          null,
+          null,
+          null,
+          null,
+        ]);
+        return;
+      }
+      case 'trade': {
+        const { info, key } = register(event.contract);
+        const { hours, faceValueMillis, mwhTenths } = tradeAmounts(event, info);
+        pushTick(date, event.seq, time, key, TICK_KIND_IDS.trade, [
+          null,
+          null,
+          null,
+          null,
+          event.priceCents,
+          event.volume,
+          null,
+          null,
+          null,
+        ]);
+        tradeRows.push(
+          date,
+          event.seq,
+          time,
+          key.market,
+          key.instrument,
+          key.code,
+          key.optionType,
+          event.tradeType,
+          event.block ? 1 : 0,
+          event.volume,
+          event.priceCents,
+          hours,
+          faceValueMillis,
+          mwhTenths,
+          event.group,
+        );
+        return;
+      }
+      case 'settle':
+      case 'open_interest':
+        register(event.contract);
+        return;
+      case 'message':
+        messageRows.push(date, event.seq, time, MARKET_IDS[event.market], event.board, event.text);
+        return;
+      case 'custom_market':
+        customRows.push(
+          date,
+          event.seq,
+          time,
+          MARKET_IDS[event.market],
+          event.contract,
+          event.netCents,
+          event.size,
+          JSON.stringify(event.legs.map((leg) => [leg.priceCents, leg.ratioHundredths])),
+        );
+        return;
+      case 'index': {
+        const key = `${event.index}|${date}|${event.year}`;
+        const known = indexRows.get(key);
+        if (!known || known[4] < event.seq) {
+          indexRows.set(key, [event.index, date, event.year, event.valueCents, event.seq]);
+        }
+        return;
+      }
+    }
+  }
+
+  function sumViews(event: ValidatedEvent, date: number): void {
+    const time = timeToInt(event.time);
+    switch (event.type) {
+      case 'book': {
+        const { info, key } = entryOf(event.contract);
+        views.touchDay(info.market, date, time);
+        views.book(date, key, event.seq, event.bidCents, event.bidSize, event.askCents, event.askSize);
+        return;
+      }
+      case 'trade': {
+        const { info, key } = entryOf(event.contract);
+        views.touchDay(info.market, date, time);
+        const onScreen = event.tradeType === 'N' && !event.block;
+        views.trade(date, key, event.seq, event.priceCents, event.volume, onScreen);
+        if (info.datamineClass !== null) {
+          const { faceValueMillis, mwhTenths } = tradeAmounts(event, info);
+          views.datamineTrade(
+            {
+              market: key.market,
+              date,
+              region: info.region,
+              productClass: info.datamineClass,
+              block: event.block ? 1 : 0,
+              efp: event.tradeType === 'E' ? 1 : 0,
+            },
+            {
+              volume: event.volume,
+              qeThirds: multiplyExact(event.volume, info.qeThirds),
+              mwhTenths: mwhTenths ?? 0,
+              faceValueMillis: faceValueMillis ?? 0,
+            },
+          );
+        }
+        return;
+      }
+      case 'settle': {
+        const { info, key } = entryOf(event.contract);
+        views.touchDay(info.market, date, time);
+        settleDates.add(date);
+        views.settle(date, key, {
+          seq: event.seq,
+          time,
+          settleCents: event.settleCents,
+          publishedAt: event.publishedAt,
+          impliedVolatility: event.impliedVolatility,
+        });
+        return;
+      }
+      case 'open_interest': {
+        const { info, key } = entryOf(event.contract);
+        views.touchDay(info.market, date, time);
+        views.openInterest(date, key, event.seq, event.openInterest);
+        return;
+      }
+      case 'message':
+      case 'custom_market':
+        views.touchDay(event.market, date, time);
+        return;
+      case 'index':
+        views.touchDay(event.index, date, time);
+        return;
+      default:
+        event satisfies never;
+    }
+  }
+
+  /**
+   * Sorts a batch into new events and replays (one query for all of its identities), and
+   * buffers the new events' rows; the version and the touched dates' revisions are written here.
+   */
+  async function writeEvents(
+    client: pg.ClientBase,
+    events: readonly ValidatedEvent[],
+  ): Promise<{ fresh: number[]; skipped: number; revisions: Map<string, number> }> {
+    // The lock comes first: another process's writer may be about to store the same events.
+    const locked = await client.query<{ value: number }>(
+      "SELECT value FROM meta WHERE key = 'version' FOR UPDATE",
+    );
+    const { fresh, skipped } = await classify(client, events);
+    const revisions = new Map<string, number>();
+    if (fresh.length === 0) return { fresh, skipped, revisions };
+    let version = locked.rows[0]?.value ?? 0;
+    const dates = new Set<number>();
+    for (const index of fresh) {
+      const event = events[index] as ValidatedEvent;
+      const date = dateToInt(event.date);
+      version += 1;
+      eventRows.push(date, event.seq, version, event.type, event.line);
+      writeRows(event, date);
+      dates.add(date);
+      revisions.set(event.date, version);
+    }
+    await partitions.ensure(client, dates);
+    await insertContracts(client);
+    await client.query("UPDATE meta SET value = $1 WHERE key = 'version'", [version]);
+    await client.query(
+      `INSERT INTO day_revisions AS r (date, revision) SELECT * FROM unnest($1::integer[], $2::bigint[])
+        ON CONFLICT (date) DO UPDATE SET revision = greatest(r.revision, excluded.revision)`,
+      [[...revisions.keys()].map(dateToInt), [...revisions.values()]],
+    );
+    return { fresh, skipped, revisions };
+  }
+
+  async function insertContracts(client: pg.ClientBase): Promise<void> {
+    if (newContracts.length === 0) return;
+    const rows = newContracts.map((info) => [
+      info.code,
+      MARKET_IDS[info.market],
+      INSTRUMENT_IDS[info.instrument],
+      info.root,
+      info.month,
+      info.year,
+      info.strikeCents,
+      info.optionType,
+      info.hours,
+      info.mwTenths,
+      info.datamineClass,
+      info.region,
+      info.qeThirds,
+    ]);
+    newContracts = [];
+    await upsertRows(client, CONTRACTS, rows);
+  }
+
+  function sumAll(events: readonly ValidatedEvent[], fresh: readonly number[]): void {
+    for (const index of fresh) {
+      const event = events[index] as ValidatedEvent;
+      sumViews(event, dateToInt(event.date));
+    }
+  }
+
+  /**
+   * Upserts the summed views. ViewBatch.write is synchronous and made for prepared statements:
+   * it gets the stored settles read beforehand and statements that collect its rows, which are
+   * then upserted in bulk. Superseded settles land in tickRows, so flushRows follows.
+   */
+  async function writeViews(client: pg.ClientBase): Promise<void> {
+    const stored = new Map<number, unknown[][]>();
+    if (settleDates.size > 0) {
+      const result = await client.query({
+        text: `SELECT date, code, settle_seq, settle_time, settle_cents, published_at, implied_volatility
+          FROM daily WHERE date = ANY($1::integer[]) AND settle_seq IS NOT NULL`,
+        values: [[...settleDates]],
+        rowMode: 'array',
+      });
+      for (const [date, ...settle] of result.rows as [number, ...unknown[]][]) {
+        let ofDate = stored.get(date);
+        if (!ofDate) {
+          ofDate = [];
+          stored.set(date, ofDate);
+        }
+        ofDate.push(settle);
+      }
+    }
+    const daily: Row[] = [];
+    const days: Row[] = [];
+    const datamine: Row[] = [];
+    // ViewBatch passes numbers, strings and nulls only (its rows' fields)
+    const collecting: ViewStatements = {
+      daily: { run: (...row: unknown[]) => daily.push(row as Row) },
+      day: { run: (...row: unknown[]) => days.push(row as Row) },
+      datamine: { run: (...row: unknown[]) => datamine.push(row as Row) },
+      storedSettles: { all: (date: unknown) => stored.get(date as number) ?? [] },
+    };
+    views.write(collecting, pushSupersededSettle);
+    await upsertRows(client, DAILY, daily);
+    await upsertRows(client, DAYS, days);
+    await upsertRows(client, DATAMINE, datamine);
+  }
+
+  function clearViews(): void {
+    views.clear();
+    settleDates.clear();
+  }
+
+  async function flushRows(client: pg.ClientBase): Promise<void> {
+    await eventRows.flush(client);
+    await tickRows.flush(client);
+    await tradeRows.flush(client);
+    await messageRows.flush(client);
+    await customRows.flush(client);
+    if (indexRows.size > 0) {
+      const rows = [...indexRows.values()];
+      indexRows = new Map();
+      await upsertRows(client, INDEX_VALUES, rows);
+    }
+  }
+
+  function forgetRows(): void {
+    for (const rows of [eventRows, tickRows, tradeRows, messageRows, customRows]) rows.clear();
+    indexRows = new Map();
+    newContracts = [];
+    knownCodes = new Set();
+    partitions.forget();
+  }
+
+  /** Tells other processes (NOTIFY is delivered at commit, and only if it commits). */
+  async function signal(client: pg.ClientBase, added: number): Promise<void> {
+    if (added > 0) await client.query('SELECT pg_notify($1, $2)', [channel, origin]);
+  }
+
+  /**
+   * After a commit that added events: the version it committed is the last id it assigned, the
+   * highest of its days' revisions (a later commit of another process does not blur it).
+   */
+  function announce(added: number, revisions: Map<string, number>): void {
+    if (added === 0) return;
+    const version = Math.max(...revisions.values());
+    const dates = [...revisions.keys()].sort();
+    notify({ version, added, dates, revisions });
+  }
+
+  let openBatch: WriteBatch | undefined;
+  /** Appends alone run one at a time in this process: the views' sums are shared. */
+  let queue: Promise<unknown> = Promise.resolve();
+
+  async function appendAlone(events: readonly ValidatedEvent[]): Promise<AppendResult> {
+    const client = await checkOut(pool);
+    let result: { fresh: number[]; skipped: number; revisions: Map<string, number> };
+    try {
+      await client.query('BEGIN');
+      try {
+        result = await writeEvents(client, events);
+        sumAll(events, result.fresh);
+        await writeViews(client);
+        clearViews();
+        await flushRows(client);
+        await signal(client, result.fresh.length);
+        await client.query('COMMIT');
+      } catch (error) {
+        forgetRows();
+        clearViews();
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      }
+      announce(result.fresh.length, result.revisions);
+    } finally {
+      client.release();
+    }
+    return { added: result.fresh.length, skipped: result.skipped };
+  }
+
+  return {
+    append(events) {
+      if (openBatch) return Promise.reject(new Error('a write batch is open: append through it'));
+      const run = queue.then(() => appendAlone(events));
+      queue = run.catch(() => undefined);
+      return run;
+    },
+
+    async begin() {
+      if (openBatch) throw new Error('a write batch is already open');
+      const placeholder: WriteBatch = {
+        append: () => Promise.reject(new Error('the write batch is opening')),
+        commit: () => Promise.reject(new Error('the write batch is opening')),
+        rollback: async () => undefined,
+      };
+      openBatch = placeholder;
+      let client: pg.PoolClient;
+      try {
+        await queue;
+        client = await checkOut(pool);
+        await client.query('BEGIN');
+      } catch (error) {
+        openBatch = undefined;
+        throw error;
+      }
+      const revisions = new Map<string, number>();
+      let added = 0;
+      let skipped = 0;
+      let open = true;
+      let savepoints = 0;
+      const close = () => {
+        open = false;
+        openBatch = undefined;
+        client.release();
+      };
+      const batch: WriteBatch = {
+        async append(events) {
+          if (!open) throw new Error('the write batch is closed');
+          // Each append is a savepoint: a failed append leaves the batch as it was before it.
+          const savepoint = `append_${++savepoints}`;
+          await client.query(`SAVEPOINT ${savepoint}`);
+          let outcome: { fresh: number[]; skipped: number; revisions: Map<string, number> };
+          let wroteViews = false;
+          try {
+            wroteViews = views.size >= maxSummedRows;
+            if (wroteViews) await writeViews(client);
+            outcome = await writeEvents(client, events);
+            await flushRows(client);
+            await client.query(`RELEASE SAVEPOINT ${savepoint}`);
+          } catch (error) {
+            forgetRows();
+            await client.query(`ROLLBACK TO SAVEPOINT ${savepoint}`).catch(() => undefined);
+            throw error;
+          }
+          if (wroteViews) clearViews();
+          sumAll(events, outcome.fresh);
+          for (const [date, revision] of outcome.revisions) revisions.set(date, revision);
+          added += outcome.fresh.length;
+          skipped += outcome.skipped;
+          return { added: outcome.fresh.length, skipped: outcome.skipped };
+        },
+        async commit() {
+          if (!open) throw new Error('the write batch is closed');
+          try {
+            await writeViews(client);
+            await flushRows(client);
+            await signal(client, added);
+            await client.query('COMMIT');
+          } catch (error) {
+            await batch.rollback();
+            throw error;
+          }
+          clearViews();
+          close();
+          announce(added, revisions);
+          return { added, skipped };
+        },
+        async rollback() {
+          if (!open) return;
+          forgetRows();
+          clearViews();
+          try {
+            await client.query('ROLLBACK');
+          } finally {
+            close();
+          }
+        },
+      };
+      openBatch = batch;
+      return batch;
+    },
+
+    /** On closing the store: a batch left open is rolled back, and its connection returned. */
+    async rollbackOpenBatch() {
+      await openBatch?.rollback();
+    },
+  };
+}
+
+/**
+ * Idempotency (as sqlite/event-identity.ts): an event is a replay when its (date, seq) is
+ * stored, or earlier in the same batch, with an identical line; with a different line it is a
+ * conflict, and nothing of the batch is written. A feed mostly arrives in seq order, so the
+ * highest stored seq of each date is read first, and only events at or below it are looked up
+ * (in one query for the batch).
+ */
+async function classify(
+  client: pg.ClientBase,
+  events: readonly ValidatedEvent[],
+): Promise<{ fresh: number[]; skipped: number }> {
+  const dates = events.map((event) => dateToInt(event.date));
+  const highest = await client.query({
+    text: 'SELECT d, (SELECT max(seq) FROM events WHERE date = d) FROM unnest($1::integer[]) AS d',
+    values: [[...new Set(dates)]],
+    rowMode: 'array',
+  });
+  const stored = new Map(highest.rows as [number, number | null][]);
+  const probeDates: number[] = [];
+  const probeSeqs: number[] = [];
+  events.forEach((event, index) => {
+    const date = dates[index] as number;
+    if (event.seq <= (stored.get(date) ?? -1)) {
+      probeDates.push(date);
+      probeSeqs.push(event.seq);
+    }
+  });
+  const known = new Map<string, string>();
+  if (probeDates.length > 0) {
+    const result = await client.query({
+      text: `SELECT e.date, e.seq, e.line FROM events e
+        JOIN unnest($1::integer[], $2::bigint[]) AS k(date, seq) ON e.date = k.date AND e.seq = k.seq`,
+      values: [probeDates, probeSeqs],
+      rowMode: 'array',
+    });
+    for (const [date, seq, line] of result.rows as [number, number, string][])
+      known.set(`${date}/${seq}`, line);
+  }
+  const fresh: number[] = [];
+  let skipped = 0;
+  for (let index = 0; index < events.length; index += 1) {
+    const event = events[index] as ValidatedEvent;
+    const id = `${dates[index]}/${event.seq}`;
+    const line = known.get(id);
+    if (line === undefined) {
+      known.set(id, event.line);
+      fresh.push(index);
+    } else if (line === event.line) {
+      skipped += 1;
+    } else {
+      throw new EventConflictError(index, event.date, event.seq);
+    }
+  }
+  return { fresh, skipped };
+}
+
+/** Daily rows summed in memory across the appends of a batch before they are written (as SQLite). */
+const MAX_SUMMED_ROWS = 50_000;

@@ -1,0 +1,154 @@
+import type pg from 'pg';
+import { FACE_VALUE_SPLIT } from '../sqlite/view-batch.js';
+import { CopyRows } from './copy-rows.js';
+
+/**
+ * Multi-row inserts and upserts of the writer: the contracts, the summary views (with the merge
+ * rules of sqlite/view-batch.ts) and index values. Rows go in one of two ways: up to
+ * STAGE_ABOVE rows as one statement with one array per column (unnest), more through COPY into
+ * a temporary table and one INSERT ... SELECT from it (about twice as fast for thousands of
+ * rows, but a temporary table costs catalog work a small live append should not pay). The rows
+ * of one call have distinct keys, as ON CONFLICT requires (ViewBatch sums one row per key).
+ */
+export interface Upsert {
+  readonly table: string;
+  /** Column names and their types, in the order of the rows' values. */
+  readonly columns: readonly (readonly [name: string, type: string])[];
+  /** What follows the INSERT: ON CONFLICT ...; the target table is aliased `t`. */
+  readonly onConflict: string;
+}
+
+const STAGE_ABOVE = 1_000;
+
+const latest = (seq: string, column: string) =>
+  `${column} = CASE WHEN excluded.${seq} > coalesce(t.${seq}, 0) THEN excluded.${column} ELSE t.${column} END`;
+const bigints = (...names: string[]) => names.map((name) => [name, 'bigint'] as const);
+
+export const CONTRACTS: Upsert = {
+  table: 'contracts',
+  columns: [
+    ['code', 'text'],
+    ['market', 'smallint'],
+    ['instrument', 'smallint'],
+    ['root', 'text'],
+    ['month', 'smallint'],
+    ['year', 'smallint'],
+    ['strike_cents', 'bigint'],
+    ['option_type', 'text'],
+    ['hours', 'integer'],
+    ['mw_tenths', 'integer'],
+    ['datamine_class', 'text'],
+    ['region', 'text'],
+    ['qe_thirds', 'integer'],
+  ],
+  onConflict: 'ON CONFLICT (code) DO NOTHING',
+};
+
+/** ViewBatch's daily rows, columns in its order (ViewBatch.write). */
+export const DAILY: Upsert = {
+  table: 'daily',
+  columns: [
+    ['date', 'integer'],
+    ['market', 'smallint'],
+    ['instrument', 'smallint'],
+    ['code', 'text'],
+    ['option_type', 'text'],
+    ...bigints('book_seq', 'bid_cents', 'bid_size', 'ask_cents', 'ask_size', 'first_seq', 'first_cents'),
+    ...bigints('high_cents', 'low_cents', 'last_seq', 'last_cents', 'volume', 'trades', 'settle_seq'),
+    ['settle_time', 'integer'],
+    ...bigints('settle_cents', 'published_at', 'implied_volatility', 'oi_seq', 'open_interest'),
+  ],
+  onConflict: `ON CONFLICT (date, market, instrument, code) DO UPDATE SET
+    ${['bid_cents', 'bid_size', 'ask_cents', 'ask_size'].map((column) => latest('book_seq', column)).join(', ')},
+    book_seq = greatest(t.book_seq, excluded.book_seq),
+    first_cents = CASE WHEN excluded.first_seq < coalesce(t.first_seq, 9007199254740991)
+      THEN excluded.first_cents ELSE t.first_cents END,
+    first_seq = least(t.first_seq, excluded.first_seq),
+    high_cents = greatest(t.high_cents, excluded.high_cents),
+    low_cents = least(t.low_cents, excluded.low_cents),
+    ${latest('last_seq', 'last_cents')},
+    last_seq = greatest(t.last_seq, excluded.last_seq),
+    volume = t.volume + excluded.volume,
+    trades = t.trades + excluded.trades,
+    ${['settle_time', 'settle_cents', 'published_at', 'implied_volatility']
+      .map((column) => latest('settle_seq', column))
+      .join(', ')},
+    settle_seq = greatest(t.settle_seq, excluded.settle_seq),
+    ${latest('oi_seq', 'open_interest')},
+    oi_seq = greatest(t.oi_seq, excluded.oi_seq)`,
+};
+
+export const DAYS: Upsert = {
+  table: 'days',
+  columns: [
+    ['scope', 'text'],
+    ['date', 'integer'],
+    ['last_time', 'integer'],
+    ['events', 'bigint'],
+  ],
+  onConflict: `ON CONFLICT (scope, date) DO UPDATE SET
+    last_time = greatest(t.last_time, excluded.last_time), events = t.events + excluded.events`,
+};
+
+export const DATAMINE: Upsert = {
+  table: 'datamine_daily',
+  columns: [
+    ['market', 'smallint'],
+    ['date', 'integer'],
+    ['region', 'text'],
+    ['class', 'text'],
+    ['block', 'smallint'],
+    ['efp', 'smallint'],
+    ...bigints('volume', 'qe_thirds', 'mwh_tenths', 'face_value_high', 'face_value_millis', 'count'),
+  ],
+  // Integer division and remainder truncate toward zero, as SQLite's / and % do: the same carry.
+  onConflict: `ON CONFLICT (market, date, region, class, block, efp) DO UPDATE SET
+    volume = t.volume + excluded.volume, qe_thirds = t.qe_thirds + excluded.qe_thirds,
+    mwh_tenths = t.mwh_tenths + excluded.mwh_tenths,
+    face_value_high = t.face_value_high + excluded.face_value_high
+      + (t.face_value_millis + excluded.face_value_millis) / ${FACE_VALUE_SPLIT},
+    face_value_millis = (t.face_value_millis + excluded.face_value_millis) % ${FACE_VALUE_SPLIT},
+    count = t.count + excluded.count`,
+};
+
+/** The latest value per (name, date, year) by seq; the writer sends one row per key. */
+export const INDEX_VALUES: Upsert = {
+  table: 'index_values',
+  columns: [
+    ['name', 'text'],
+    ['date', 'integer'],
+    ['year', 'integer'],
+    ['value_cents', 'bigint'],
+    ['seq', 'bigint'],
+  ],
+  onConflict: `ON CONFLICT (name, date, year) DO UPDATE SET
+    value_cents = CASE WHEN excluded.seq > t.seq THEN excluded.value_cents ELSE t.value_cents END,
+    seq = greatest(t.seq, excluded.seq)`,
+};
+
+/** One row's values in the Upsert's column order. */
+export type Row = readonly (string | number | null)[];
+
+export async function upsertRows(client: pg.ClientBase, upsert: Upsert, rows: readonly Row[]): Promise<void> {
+  if (rows.length === 0) return;
+  const names = upsert.columns.map(([name]) => name).join(', ');
+  const insert = `INSERT INTO ${upsert.table} AS t (${names})`;
+  if (rows.length > STAGE_ABOVE) {
+    const stage = `stage_${upsert.table}`;
+    await client.query(`CREATE TEMPORARY TABLE ${stage} (LIKE ${upsert.table}) ON COMMIT DROP`);
+    const copy = new CopyRows(
+      stage,
+      upsert.columns.map(([name]) => name),
+    );
+    for (const row of rows) copy.push(...row);
+    await copy.flush(client);
+    await client.query(`${insert} SELECT ${names} FROM ${stage} ${upsert.onConflict}`);
+    await client.query(`DROP TABLE ${stage}`);
+    return;
+  }
+  const arrays = upsert.columns.map(([, type], index) => `$${index + 1}::${type}[]`).join(', ');
+  await client.query(
+    `${insert} SELECT * FROM unnest(${arrays}) ${upsert.onConflict}`,
+    upsert.columns.map((_, column) => rows.map((row) => row[column])),
+  );
+}

@@ -1,0 +1,82 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { lastTradingDays } from '../src/domain/calendar.js';
+import { createSimulator } from '../src/feed/simulator/simulator.js';
+import { createApiKey } from '../src/http/api-keys.js';
+import { buildApp } from '../src/http/app.js';
+import { ingestEvents } from '../src/ingest/ingest-events.js';
+import { openPostgresStore } from '../src/store/postgres/open-postgres-store.js';
+import { reportSkipped, TEST_PG_URL, testSchemas } from '../src/store/postgres/test-schemas.js';
+import { expectProblem } from './api-harness.js';
+import { startTcpProxy } from './tcp-proxy.js';
+
+reportSkipped('serving while PostgreSQL goes away');
+const schemas = testSchemas();
+
+afterAll(async () => {
+  if (TEST_PG_URL !== undefined) await schemas.dropAll();
+});
+
+/** One request of each operation over the seeded day (none asked before the cut: no cached answers). */
+const OPERATIONS = [
+  '/api/ticker?futures=au_electricity&type=settle',
+  '/api/epi',
+  '/api/tradelog?market=au_gas',
+  '/api/messages?market=au_electricity&type=message_board',
+  '/api/trades?market=au_electricity',
+  '/api/data?futures=BNH',
+  '/api/intraday?futures=BNH',
+  '/api/datamine?type=au-volume',
+];
+
+describe.skipIf(TEST_PG_URL === undefined)('serving from PostgreSQL while the server goes away', () => {
+  it('answers 503 with Retry-After and fails /readyz, then serves again by itself', async () => {
+    const target = new URL(TEST_PG_URL ?? 'postgres://localhost');
+    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+    const viaProxy = new URL(target);
+    viaProxy.hostname = '127.0.0.1';
+    viaProxy.port = String(proxy.port);
+    const store = await openPostgresStore(viaProxy.href, {
+      schema: schemas.name(),
+      migrate: true,
+      connectTimeoutMs: 1000,
+    });
+    const simulator = createSimulator({ seed: 5 });
+    for (const date of lastTradingDays(1, '20250228')) {
+      await ingestEvents(store.writer, simulator.simulateDay(date));
+    }
+    const created = createApiKey({ level: 'historical', now: new Date('2025-03-01T00:00:00Z') });
+    await store.keys.insertKey(created.record);
+    const unlimited = { perSecond: 0, perMinute: 0 };
+    const app = buildApp({
+      reader: store.reader,
+      keys: store.keys,
+      onAppend: (listener) => store.onAppend(listener),
+      clock: () => new Date('2025-03-07T01:00:00Z'),
+      rateLimits: { historical: unlimited, end_of_day: unlimited },
+    });
+    const get = (url: string) =>
+      app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${created.key}` } });
+    try {
+      expect((await get('/readyz')).statusCode).toBe(200);
+      await proxy.cut();
+      expect((await get('/readyz')).statusCode).toBe(503);
+      expect((await get('/healthz')).statusCode).toBe(200);
+      for (const url of OPERATIONS) {
+        const response = await get(url);
+        expectProblem(response, 503);
+        expect(response.headers['retry-after'], url).toMatch(/^\d+$/);
+      }
+      await proxy.restore();
+      const deadline = Date.now() + 20_000;
+      while ((await get('/readyz')).statusCode !== 200) {
+        if (Date.now() > deadline) throw new Error('/readyz did not recover');
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      for (const url of OPERATIONS) expect((await get(url)).statusCode, url).toBe(200);
+    } finally {
+      await app.close();
+      await store.close();
+      await proxy.close();
+    }
+  });
+});
