@@ -12,7 +12,7 @@ import type { MarketStore } from '../store/store.js';
 import { CliError, type CliIo, PROCESS_IO, withStore } from './cli-io.js';
 import { type DemoKeys, demoKeys } from './demo-keys.js';
 import { seedStore } from './seed.js';
-import { type RunningServer, startServer } from './serve.js';
+import { type RunningServer, type ServerOptions, startServer, streamSettings } from './serve.js';
 import { type DrainReport, runUntilSignal } from './shutdown.js';
 
 export interface DemoOptions {
@@ -30,6 +30,8 @@ export interface DemoOptions {
   readonly shutdownGraceMs?: number;
   /** Origins whose browser pages may call the API (GRIDQUOTE_CORS_ORIGINS); none when omitted. */
   readonly corsOrigins?: readonly string[];
+  /** Event stream settings (config.ts); the app's defaults when omitted. */
+  readonly streams?: ServerOptions['streams'];
 }
 
 export interface RunningDemo {
@@ -74,6 +76,7 @@ export async function startDemo(io: CliIo, options: DemoOptions): Promise<Runnin
     ...(options.limits ? { limits: options.limits } : {}),
     ...(options.shutdownGraceMs === undefined ? {} : { shutdownGraceMs: options.shutdownGraceMs }),
     ...(options.corsOrigins === undefined ? {} : { corsOrigins: options.corsOrigins }),
+    ...(options.streams ? { streams: options.streams } : {}),
   });
   try {
     const keys = await demoKeys(server.store.keys, {
@@ -208,6 +211,7 @@ export function registerDemo(program: Command, io: CliIo = PROCESS_IO): Command 
         limits: config,
         shutdownGraceMs: config.shutdownGraceMs,
         ...(config.corsOrigins === undefined ? {} : { corsOrigins: config.corsOrigins }),
+        streams: streamSettings(config),
       });
       io.stdout.write(demoBanner(demo));
       await runUntilSignal(

@@ -12,7 +12,7 @@ import {
   type SettingName,
 } from '../config.js';
 import type { ExchangeClock } from '../domain/exchange-clock.js';
-import { buildApp } from '../http/app.js';
+import { type AppOptions, buildApp } from '../http/app.js';
 import type { HttpLimits } from '../http/limits.js';
 import { describeLocation, openStore, sqlitePath, storeKind } from '../store/open-store.js';
 import type { MarketStore } from '../store/store.js';
@@ -38,9 +38,20 @@ export interface ServerOptions {
   readonly metricsToken?: string;
   /** Origins whose browser pages may call the API (CORS); none when omitted. */
   readonly corsOrigins?: readonly string[];
+  /** Event stream settings (per-key cap, queue bound, token secret); the app's defaults when omitted. */
+  readonly streams?: AppOptions['streams'];
   /** PostgreSQL only: read connections at most, and the read statement timeout. */
   readonly pgPoolMax?: number;
   readonly pgStatementTimeoutMs?: number;
+}
+
+/** The event stream settings of config.ts, as the app takes them. */
+export function streamSettings(config: Config): NonNullable<AppOptions['streams']> {
+  return {
+    perKey: config.streamsPerKey,
+    queueBytes: config.streamQueueBytes,
+    ...(config.streamTokenSecret === undefined ? {} : { tokenSecret: config.streamTokenSecret }),
+  };
 }
 
 export interface RunningServer {
@@ -74,8 +85,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     ...(options.limits ? { limits: options.limits } : {}),
     ...(options.metricsToken === undefined ? {} : { metricsToken: options.metricsToken }),
     ...(options.corsOrigins === undefined ? {} : { corsOrigins: options.corsOrigins }),
-    // Commits, of this process (the demo's live feed) or another (an ingest), reach the app: metrics, cache.
+    // Commits, of this process (the demo's live feed) or another (an ingest), reach the app: metrics,
+    // cache, event streams.
     onAppend: (listener) => store.onAppend(listener),
+    events: store.events,
+    ...(options.streams ? { streams: options.streams } : {}),
   });
   const graceMs = options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS;
   try {
@@ -127,6 +141,7 @@ export function registerServe(program: Command, io: CliIo = PROCESS_IO): Command
       shutdownGraceMs: config.shutdownGraceMs,
       metricsToken: config.metricsToken,
       corsOrigins: config.corsOrigins,
+      streams: streamSettings(config),
       pgPoolMax: config.pgPoolMax,
       pgStatementTimeoutMs: config.pgStatementTimeoutMs,
     });

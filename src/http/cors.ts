@@ -21,8 +21,8 @@ export const CORS_EXPOSED_HEADERS = [
   'Content-Disposition',
 ] as const;
 
-/** Request headers a page may send beyond the CORS-safelisted ones. */
-export const CORS_ALLOWED_HEADERS = ['Authorization', 'If-None-Match'] as const;
+/** Request headers a page may send beyond the CORS-safelisted ones (Last-Event-ID: resuming a stream). */
+export const CORS_ALLOWED_HEADERS = ['Authorization', 'If-None-Match', 'Last-Event-ID'] as const;
 
 /** How long a browser may reuse a preflight answer, in seconds. */
 export const CORS_MAX_AGE_SECONDS = 600;

@@ -285,6 +285,13 @@ bad parameter. Checks run in this order: 401, 429, 400, 406, 404.
 that validate requests; its examples name days and contracts of the store this server holds. The
 interactive reference page is at [/docs](/docs), an index of the operations at [/api](/api).`;
 
+/** Paths that are not operations of the usual shape (the event stream), with their security schemes. */
+export interface ExtraPaths {
+  readonly paths: Readonly<Record<string, JsonObject>>;
+  readonly securitySchemes: Readonly<Record<string, JsonObject>>;
+  readonly tags: readonly string[];
+}
+
 /** Every placeholder the operations' examples use (examples.ts). */
 export function examplePlaceholders(operations: readonly DocumentedOperation[]): Set<string> {
   return new Set(
@@ -307,9 +314,10 @@ export function withExamples(operation: DocumentedOperation, values: ExampleValu
 export function buildOpenApiDocument(
   described: readonly DocumentedOperation[],
   values: ExampleValues = STATIC_EXAMPLE_VALUES,
+  extra?: ExtraPaths,
 ): JsonObject {
   const operations = described.map((operation) => withExamples(operation, values));
-  const tags = [...new Set(operations.map((operation) => operation.docs.tag))];
+  const tags = [...new Set([...operations.map((operation) => operation.docs.tag), ...(extra?.tags ?? [])])];
   return {
     openapi: OPENAPI_VERSION,
     info: {
@@ -322,9 +330,12 @@ export function buildOpenApiDocument(
     servers: [{ url: '/', description: 'this server' }],
     security: [{ apiKey: [] }],
     tags: tags.map((name) => ({ name })),
-    paths: Object.fromEntries(
-      operations.map((operation) => [operation.path, { get: operationObject(operation) }]),
-    ),
+    paths: {
+      ...Object.fromEntries(
+        operations.map((operation) => [operation.path, { get: operationObject(operation) }]),
+      ),
+      ...extra?.paths,
+    },
     components: {
       securitySchemes: {
         apiKey: {
@@ -333,6 +344,7 @@ export function buildOpenApiDocument(
           bearerFormat: 'gq_<id>_<secret>',
           description: 'An API key issued with `gridquote keys create`.',
         },
+        ...extra?.securitySchemes,
       },
       parameters: {
         format: {

@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ExampleValues } from './examples.js';
-import { buildOpenApiDocument, type DocumentedOperation, OPENAPI_PATH } from './openapi.js';
+import { buildOpenApiDocument, type DocumentedOperation, type ExtraPaths, OPENAPI_PATH } from './openapi.js';
 
 /**
  * The OpenAPI document and the interactive reference page (Swagger UI), both public: they
@@ -126,12 +126,13 @@ export function registerDocumentation(
   app: FastifyInstance,
   operations: readonly DocumentedOperation[],
   examples: () => Promise<ExampleValues | undefined>,
+  extra?: ExtraPaths,
 ): string[] {
   let built: { readonly values: ExampleValues | undefined; readonly document: Asset } | undefined;
   const currentDocument = async (): Promise<Asset> => {
     const values = await examples();
     if (built === undefined || built.values !== values) {
-      built = { values, document: documentAsset(buildOpenApiDocument(operations, values)) };
+      built = { values, document: documentAsset(buildOpenApiDocument(operations, values, extra)) };
     }
     return built.document;
   };
