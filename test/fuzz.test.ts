@@ -237,7 +237,7 @@ const oneOf = (...groups: readonly (readonly [string, readonly string[]])[]) =>
   fc.oneof(...groups.map(([name, values]) => one(name, values)));
 const all = (...parts: fc.Arbitrary<Pair[]>[]) => fc.tuple(...parts).map((lists) => lists.flat());
 
-/** A valid query of each operation (spec and docs/api.md): the base the mutations start from. */
+/** A valid query of each operation (docs/api.md): the base the mutations start from. */
 const VALID: Readonly<Record<string, fc.Arbitrary<Pair[]>>> = {
   '/api/ticker': all(
     oneOf(['futures', FUTURES_CODES], ['options', OPTIONS_CODES]),

@@ -1,8 +1,8 @@
 import { average } from './numbers.js';
 
 /**
- * Datamine tables (spec 2.8 and 4.9). The query layer hands over whole-unit bigints per
- * (measure, region, field); the field order differs between JSON (spec 2.8) and CSV (spec 4.9),
+ * Datamine tables (docs/api.md, GET /api/datamine). The query layer hands over whole-unit bigints per
+ * (measure, region, field); the field order differs between JSON and CSV,
  * and both orders follow from the type's futures and options classes.
  */
 

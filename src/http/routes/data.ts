@@ -4,7 +4,7 @@ import { defineRoute } from '../operation.js';
 import { dateParam, futuresParam, optionsParam, theOne } from '../params.js';
 import { dataResponse } from '../response-schemas.js';
 
-/** GET /api/data (spec 4.7): end-of-day records. */
+/** GET /api/data (docs/api.md): end-of-day records. */
 export const dataRoute = defineRoute({
   path: '/api/data',
   spec: {

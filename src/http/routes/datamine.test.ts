@@ -150,7 +150,8 @@ describe('GET /api/datamine', () => {
       string,
       string
     >[];
-    // Strips are counted through their quarter legs (market-notes), so strip rows are not counted again.
+    // Strips are counted through their quarter legs (docs/market-rules.md, datamine statistics), so strip
+    // rows are not counted again.
     const counted = log.filter((entry) => !/^H[NQVS][MZ]\d{4}F$/.test(entry.code ?? ''));
     expect(count).toBe(counted.length);
   });
@@ -170,7 +171,7 @@ describe('GET /api/datamine', () => {
   });
 
   it.each(['type=au-volume', 'type=au-oi&date=20250227', 'type=nz-volume&from=20250226&to=20250227'])(
-    'writes the same values as CSV sections in the column order of spec 4.9: %s',
+    'writes the same values as CSV sections in the column order of docs/api.md: %s',
     async (query) => {
       const type = query.split('&')[0]?.slice(5) as keyof typeof CASES;
       const { body } = await datamine(query);

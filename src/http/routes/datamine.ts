@@ -7,7 +7,7 @@ import { datamineResponse } from '../response-schemas.js';
 /** The CSV forms: the specification's sections, or one tidy table (format/datamine.ts). */
 export const DATAMINE_CSV_LAYOUTS = ['sections', 'long'] as const;
 
-/** GET /api/datamine (spec 4.9). from and to are dates here, so end_of_day ignores them too. */
+/** GET /api/datamine (docs/api.md). from and to are dates here, so end_of_day ignores them too. */
 export const datamineRoute = defineRoute({
   path: '/api/datamine',
   spec: {

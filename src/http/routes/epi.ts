@@ -4,7 +4,7 @@ import { defineRoute } from '../operation.js';
 import { dateParam } from '../params.js';
 import { epiResponse } from '../response-schemas.js';
 
-/** GET /api/epi (spec 4.2). */
+/** GET /api/epi (docs/api.md). */
 export const epiRoute = defineRoute({
   path: '/api/epi',
   spec: { params: { date: dateParam } },

@@ -4,7 +4,7 @@ import { defineRoute } from '../operation.js';
 import { futuresParam, optionsParam, theOne } from '../params.js';
 import { intradayResponse } from '../response-schemas.js';
 
-/** GET /api/intraday (spec 4.8). */
+/** GET /api/intraday (docs/api.md). */
 export const intradayRoute = defineRoute({
   path: '/api/intraday',
   spec: {

@@ -4,7 +4,7 @@ import { defineRoute } from '../operation.js';
 import { dateParam } from '../params.js';
 import { npiResponse } from '../response-schemas.js';
 
-/** GET /api/npi (spec 4.3). */
+/** GET /api/npi (docs/api.md). */
 export const npiRoute = defineRoute({
   path: '/api/npi',
   spec: { params: { date: dateParam } },

@@ -4,7 +4,7 @@ import { defineRoute } from '../operation.js';
 import { dateParam, enumParam, futuresParam, optionsParam, theOne, timeParam } from '../params.js';
 import { tickerResponse } from '../response-schemas.js';
 
-/** GET /api/ticker (spec 4.1). */
+/** GET /api/ticker (docs/api.md). */
 export const tickerRoute = defineRoute({
   path: '/api/ticker',
   spec: {

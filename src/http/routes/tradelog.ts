@@ -4,7 +4,7 @@ import { defineRoute } from '../operation.js';
 import { dateParam, futuresParam, marketParam, optionsParam, theOne } from '../params.js';
 import { tradelogResponse } from '../response-schemas.js';
 
-/** GET /api/tradelog (spec 4.4). */
+/** GET /api/tradelog (docs/api.md). */
 export const tradelogRoute = defineRoute({
   path: '/api/tradelog',
   spec: {
