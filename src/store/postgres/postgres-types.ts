@@ -21,10 +21,14 @@ export const EXACT_TYPES: pg.CustomTypesConfig = {
   }) as pg.CustomTypesConfig['getTypeParser'],
 };
 
+const NEEDS_ESCAPE = /[\\\t\n\r]/;
+
 /** One value in COPY's text format: \N for null, backslash escapes for the separators. */
 export function copyValue(value: string | number | null): string {
   if (value === null) return '\\N';
   if (typeof value === 'number') return String(value);
+  // Most text (codes, canonical lines) has nothing to escape: a test is cheaper than a replace.
+  if (!NEEDS_ESCAPE.test(value)) return value;
   return value.replace(/[\\\t\n\r]/g, (char) =>
     char === '\\' ? '\\\\' : char === '\t' ? '\\t' : char === '\n' ? '\\n' : '\\r',
   );
