@@ -73,7 +73,7 @@ describe.skipIf(TEST_PG_URL === undefined)('postgres store', () => {
     }
   });
 
-  it('writes a long batch\'s views in parts, on dates new and stored, and keeps them past a failed append', async () => {
+  it("writes a long batch's views in parts, on dates new and stored, and keeps them past a failed append", async () => {
     const events = [...dayOne(), ...corrections(), ...dayTwo(), ...dayThree()];
     const sqlite = openSqliteStore(MEMORY);
     await sqlite.writer.append(events);

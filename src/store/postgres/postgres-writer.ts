@@ -351,7 +351,8 @@ export function createPostgresWriter(
     )) as unknown as pg.QueryResult[];
     const locked = results[1]?.rows[0] as { value: string | number } | undefined;
     const highest = new Map<number, number | null>();
-    for (const row of results[2]?.rows ?? []) highest.set(Number(row.d), row.max === null ? null : Number(row.max));
+    for (const row of results[2]?.rows ?? [])
+      highest.set(Number(row.d), row.max === null ? null : Number(row.max));
     for (const [date, seq] of highest) if (seq === null) freshDates.add(date);
     const { fresh, skipped } = await classify(client, events, dates, highest);
     const revisions = new Map<string, number>();
