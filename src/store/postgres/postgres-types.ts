@@ -20,16 +20,3 @@ export const EXACT_TYPES: pg.CustomTypesConfig = {
     return format === undefined ? pg.types.getTypeParser(oid) : pg.types.getTypeParser(oid, format);
   }) as pg.CustomTypesConfig['getTypeParser'],
 };
-
-const NEEDS_ESCAPE = /[\\\t\n\r]/;
-
-/** One value in COPY's text format: \N for null, backslash escapes for the separators. */
-export function copyValue(value: string | number | null): string {
-  if (value === null) return '\\N';
-  if (typeof value === 'number') return String(value);
-  // Most text (codes, canonical lines) has nothing to escape: a test is cheaper than a replace.
-  if (!NEEDS_ESCAPE.test(value)) return value;
-  return value.replace(/[\\\t\n\r]/g, (char) =>
-    char === '\\' ? '\\\\' : char === '\t' ? '\\t' : char === '\n' ? '\\n' : '\\r',
-  );
-}

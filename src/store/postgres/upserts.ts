@@ -194,10 +194,7 @@ export async function upsertRows(client: pg.ClientBase, upsert: Upsert, rows: re
   if (rows.length > STAGE_ABOVE) {
     const stage = `stage_${upsert.table}`;
     await client.query(`CREATE TEMPORARY TABLE ${stage} (LIKE ${upsert.table}) ON COMMIT DROP`);
-    const copy = new CopyRows(
-      stage,
-      upsert.columns.map(([name]) => name),
-    );
+    const copy = new CopyRows(stage, upsert.columns);
     for (const row of rows) copy.push(...row);
     await copy.flush(client);
     await client.query(`${insert} SELECT ${names} FROM ${stage} ${upsert.onConflict}`);
