@@ -46,7 +46,11 @@ export class CopyRows {
     if (values.length !== types.length) {
       throw new Error(`${this.table}: ${values.length} values for ${types.length} columns`);
     }
-    this.reserve(2);
+    // Room for the row at once: a field count, and at most 12 bytes a field but text, whose
+    // UTF-8 takes at most 3 bytes per UTF-16 unit.
+    let bytes = 2 + 12 * types.length;
+    for (const value of values) if (typeof value === 'string') bytes += 3 * value.length;
+    this.reserve(bytes);
     this.offset = this.buffer.writeInt16BE(types.length, this.offset);
     for (let index = 0; index < types.length; index += 1)
       this.write(types[index] as CopyType, values[index] ?? null);
@@ -69,16 +73,14 @@ export class CopyRows {
     this.rows = 0;
   }
 
+  /** One value, into the room push reserved. */
   private write(columnType: CopyType, value: string | number | null): void {
     if (value === null) {
-      this.reserve(4);
       this.offset = this.buffer.writeInt32BE(-1, this.offset);
       return;
     }
     if (columnType === 'text') {
       if (typeof value !== 'string') throw new TypeError(`${this.table}: text expected, got ${value}`);
-      // UTF-8 takes at most 3 bytes per UTF-16 unit
-      this.reserve(4 + value.length * 3);
       const written = this.buffer.write(value, this.offset + 4, 'utf8');
       this.buffer.writeInt32BE(written, this.offset);
       this.offset += 4 + written;
@@ -87,7 +89,6 @@ export class CopyRows {
     if (typeof value !== 'number' || !Number.isSafeInteger(value)) {
       throw new TypeError(`${this.table}: an exact integer expected, got ${value}`);
     }
-    this.reserve(12);
     const buffer = this.buffer;
     switch (columnType) {
       case 'smallint':
