@@ -351,7 +351,7 @@ export function createPostgresWriter(
     client: pg.ClientBase,
     opening: string,
     events: readonly ValidatedEvent[],
-  ): Promise<{ fresh: number[]; skipped: number; revisions: Map<string, number> }> {
+  ): Promise<{ fresh: number[]; skipped: number; revisions: Map<string, number>; dates: number[] }> {
     const dates = events.map((event) => dateToInt(event.date));
     // The lock comes first: another process's writer may be about to store the same events.
     // One simple query (no parameters: the dates are integers written out) for all three.
@@ -366,7 +366,7 @@ export function createPostgresWriter(
     for (const [date, seq] of highest) if (seq === null) freshDates.add(date);
     const { fresh, skipped } = await classify(client, events, dates, highest);
     const revisions = new Map<string, number>();
-    if (fresh.length === 0) return { fresh, skipped, revisions };
+    if (fresh.length === 0) return { fresh, skipped, revisions, dates };
     let version = Number(locked?.value ?? 0);
     const touched = new Set<number>();
     for (const index of fresh) {
@@ -382,7 +382,7 @@ export function createPostgresWriter(
     await insertContracts(client);
     pending.push([VERSION, [['version', version]]]);
     pending.push([DAY_REVISIONS, [...revisions].map(([date, revision]) => [dateToInt(date), revision])]);
-    return { fresh, skipped, revisions };
+    return { fresh, skipped, revisions, dates };
   }
 
   async function insertContracts(client: pg.ClientBase): Promise<void> {
@@ -406,11 +406,13 @@ export function createPostgresWriter(
     await upsertRows(client, CONTRACTS, rows);
   }
 
-  function sumAll(events: readonly ValidatedEvent[], fresh: readonly number[]): void {
-    for (const index of fresh) {
-      const event = events[index] as ValidatedEvent;
-      sumViews(event, dateToInt(event.date));
-    }
+  /** `dates`: each event's date as an integer (writeEvents made them once). */
+  function sumAll(
+    events: readonly ValidatedEvent[],
+    fresh: readonly number[],
+    dates: readonly number[],
+  ): void {
+    for (const index of fresh) sumViews(events[index] as ValidatedEvent, dates[index] as number);
   }
 
   /**
@@ -511,11 +513,11 @@ export function createPostgresWriter(
 
   async function appendAlone(events: readonly ValidatedEvent[]): Promise<AppendResult> {
     const client = await checkOut(pool);
-    let result: { fresh: number[]; skipped: number; revisions: Map<string, number> };
+    let result: { fresh: number[]; skipped: number; revisions: Map<string, number>; dates: number[] };
     try {
       try {
         result = await writeEvents(client, 'BEGIN', events);
-        sumAll(events, result.fresh);
+        sumAll(events, result.fresh, result.dates);
         await writeViews(client);
         clearViews();
         await flushRows(client, result.fresh.length);
@@ -573,7 +575,7 @@ export function createPostgresWriter(
           if (!open) throw new Error('the write batch is closed');
           // Each append is a savepoint: a failed append leaves the batch as it was before it.
           const savepoint = `append_${++savepoints}`;
-          let outcome: { fresh: number[]; skipped: number; revisions: Map<string, number> };
+          let outcome: { fresh: number[]; skipped: number; revisions: Map<string, number>; dates: number[] };
           let wroteViews = false;
           try {
             outcome = await writeEvents(client, `SAVEPOINT ${savepoint}`, events);
@@ -588,7 +590,7 @@ export function createPostgresWriter(
             throw error;
           }
           if (wroteViews) clearViews();
-          sumAll(events, outcome.fresh);
+          sumAll(events, outcome.fresh, outcome.dates);
           for (const [date, revision] of outcome.revisions) revisions.set(date, revision);
           added += outcome.fresh.length;
           skipped += outcome.skipped;
@@ -653,7 +655,16 @@ async function classify(
       probeSeqs.push(event.seq);
     }
   });
-  const known = new Map<string, string>();
+  // lines by date, then seq: numeric keys, no string built per event
+  const known = new Map<number, Map<number, string>>();
+  const ofDate = (date: number): Map<number, string> => {
+    let lines = known.get(date);
+    if (!lines) {
+      lines = new Map();
+      known.set(date, lines);
+    }
+    return lines;
+  };
   if (probeDates.length > 0) {
     const result = await client.query({
       text: `SELECT e.date, e.seq, e.line FROM events e
@@ -661,17 +672,16 @@ async function classify(
       values: [probeDates, probeSeqs],
       rowMode: 'array',
     });
-    for (const [date, seq, line] of result.rows as [number, number, string][])
-      known.set(`${date}/${seq}`, line);
+    for (const [date, seq, line] of result.rows as [number, number, string][]) ofDate(date).set(seq, line);
   }
   const fresh: number[] = [];
   let skipped = 0;
   for (let index = 0; index < events.length; index += 1) {
     const event = events[index] as ValidatedEvent;
-    const id = `${dates[index]}/${event.seq}`;
-    const line = known.get(id);
+    const lines = ofDate(dates[index] as number);
+    const line = lines.get(event.seq);
     if (line === undefined) {
-      known.set(id, event.line);
+      lines.set(event.seq, event.line);
       fresh.push(index);
     } else if (line === event.line) {
       skipped += 1;
