@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, flagOf, loadConfig, SETTINGS, type SettingName } from './config.js';
+import { ConfigError, flagOf, loadClientSettings, loadConfig, SETTINGS, type SettingName } from './config.js';
 import { DEFAULT_HTTP_LIMITS } from './http/limits.js';
 
 function problemsOf(
@@ -139,5 +139,21 @@ describe('the metrics token', () => {
     const [problem] = problemsOf({ GRIDQUOTE_METRICS_TOKEN: 'short secret' });
     expect(problem).toMatch(/^GRIDQUOTE_METRICS_TOKEN must be at least 16/);
     expect(problem).not.toContain('short secret');
+  });
+});
+
+describe('client settings (gridquote get)', () => {
+  it('reads GRIDQUOTE_URL and GRIDQUOTE_KEY, a flag overriding each; empty is unset', () => {
+    const env = { GRIDQUOTE_URL: 'http://a.example', GRIDQUOTE_KEY: 'gq_000000000000_env' };
+    expect(loadClientSettings({}, env)).toEqual({ url: 'http://a.example', key: 'gq_000000000000_env' });
+    expect(loadClientSettings({ base: 'http://b.example', key: 'gq_000000000000_flag' }, env)).toEqual({
+      url: 'http://b.example',
+      key: 'gq_000000000000_flag',
+    });
+    expect(loadClientSettings({}, { GRIDQUOTE_URL: ' ', GRIDQUOTE_KEY: '' })).toEqual({
+      url: undefined,
+      key: undefined,
+    });
+    expect(Object.isFrozen(loadClientSettings({}, env))).toBe(true);
   });
 });

@@ -12,7 +12,7 @@ import type { MarketStore } from '../store/store.js';
 import { CliError, type CliIo, PROCESS_IO, withStore } from './cli-io.js';
 import { type DemoKeys, demoKeys } from './demo-keys.js';
 import { seedStore } from './seed.js';
-import { type RunningServer, startServer } from './serve.js';
+import { type RunningServer, type ServerOptions, startServer, streamSettings } from './serve.js';
 import { type DrainReport, runUntilSignal } from './shutdown.js';
 
 export interface DemoOptions {
@@ -28,6 +28,8 @@ export interface DemoOptions {
   /** Request limits and shutdown grace period (config.ts); the defaults when omitted. */
   readonly limits?: HttpLimits;
   readonly shutdownGraceMs?: number;
+  /** Event stream settings (config.ts); the app's defaults when omitted. */
+  readonly streams?: ServerOptions['streams'];
 }
 
 export interface RunningDemo {
@@ -71,6 +73,7 @@ export async function startDemo(io: CliIo, options: DemoOptions): Promise<Runnin
     logLevel: 'warn',
     ...(options.limits ? { limits: options.limits } : {}),
     ...(options.shutdownGraceMs === undefined ? {} : { shutdownGraceMs: options.shutdownGraceMs }),
+    ...(options.streams ? { streams: options.streams } : {}),
   });
   try {
     const keys = await demoKeys(server.store.keys, {
@@ -200,7 +203,12 @@ export function registerDemo(program: Command, io: CliIo = PROCESS_IO): Command 
     .action(async (flags: DemoOptions) => {
       // The demo's own flags choose store, port and host; limits and grace come from the environment.
       const config = loadConfig();
-      const demo = await startDemo(io, { ...flags, limits: config, shutdownGraceMs: config.shutdownGraceMs });
+      const demo = await startDemo(io, {
+        ...flags,
+        limits: config,
+        shutdownGraceMs: config.shutdownGraceMs,
+        streams: streamSettings(config),
+      });
       io.stdout.write(demoBanner(demo));
       await runUntilSignal(
         { stop: (hurry) => demo.stop(hurry) },

@@ -3,7 +3,7 @@ import type { MarketCode } from '../domain/markets.js';
 import type { MessageBoard } from '../feed/events.js';
 import type { CustomMarketRow, MessageRow } from '../store/store.js';
 import { price } from './numbers.js';
-import { type Column, csvTable, jsonArray, recordForm } from './records.js';
+import { type Column, csvTable, jsonArray, jsonRecord, recordForm } from './records.js';
 
 export type MessagesAnswer =
   | {
@@ -46,6 +46,16 @@ const CUSTOM = recordForm<CustomMarketRow>([
   ...legColumns('price'),
   ...legColumns('ratio'),
 ]);
+
+/** One message-board or registered-trades record as messages writes it (also the stream's events). */
+export function messageRecordJson(row: MessageRow): string {
+  return jsonRecord(MESSAGE, row, 'empty');
+}
+
+/** One custom-market record as messages writes it (also the stream's events). */
+export function customMarketRecordJson(row: CustomMarketRow): string {
+  return jsonRecord(CUSTOM, row, 'empty');
+}
 
 export function messagesJson(answer: MessagesAnswer): string {
   const head = `{"market":"${answer.market}","type":"${answer.type}"`;
