@@ -38,10 +38,10 @@ import {
  * once per touched row with multi-row statements. Round trips are few (docs/benchmarks.md,
  * PostgreSQL): BEGIN, the lock and the stored seqs go as one query, the small upserts of a step
  * as one statement (upsertTogether), and a date with no event stored before the transaction has
- * no view rows either, so its daily rows are COPYed instead of upserted. The version row is locked for the whole
- * transaction, so writers of other processes queue behind it as SQLite's BEGIN IMMEDIATE does.
- * After each commit that added events, `notify` runs in this process and NOTIFY tells the others
- * (postgres-notices.ts).
+ * no view rows either, so its daily rows are COPYed instead of upserted. The version row is
+ * locked for the whole transaction, so writers of other processes queue behind it as SQLite's
+ * BEGIN IMMEDIATE does. After each commit that added events, `notify` runs in this process and
+ * NOTIFY tells the others (postgres-notices.ts).
  */
 export function createPostgresWriter(
   pool: pg.Pool,
