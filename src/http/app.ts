@@ -36,7 +36,8 @@ import { tradelogRoute } from './routes/tradelog.js';
 import { tradesRoute } from './routes/trades.js';
 import { STREAM_PATHS, STREAM_SECURITY_SCHEMES } from './stream/stream-docs.js';
 import { StreamHub } from './stream/stream-hub.js';
-import { registerStream, type StreamOptions, StreamRegistry } from './stream/stream-route.js';
+import { StreamRegistry } from './stream/stream-registry.js';
+import { registerStream, type StreamOptions } from './stream/stream-route.js';
 import { createStreamTokens } from './stream/stream-token.js';
 
 export interface AppOptions {
@@ -115,15 +116,20 @@ export function buildApp(options: AppOptions): FastifyInstance {
   const reader = guardStore(options.reader);
   const clock = options.clock ?? wallClock;
   const versions = new DataVersions(options.onAppend !== undefined);
+  const metrics = createMetrics({ reader, clock });
   const deps: RouteDependencies = {
     reader,
     keys: guardStore(options.keys),
     versions,
     clock,
-    rateLimiter: createRateLimiter({ limits: options.rateLimits, store: options.rateLimitStore }),
+    rateLimiter: createRateLimiter({
+      limits: options.rateLimits,
+      store: options.rateLimitStore,
+      onFallback: () => metrics.rateLimitFallback(),
+    }),
     // Without commit notices a cached answer could never be known stale: no cache then.
     cache: versions.live ? createResponseCache(options.cacheBytes) : undefined,
-    metrics: createMetrics({ reader, clock }),
+    metrics,
   };
   const observability = createObservability({ metrics: deps.metrics, logging: Boolean(options.logger) });
   const app = Fastify({
