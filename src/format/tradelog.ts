@@ -13,7 +13,7 @@ export interface TradeLogSummary {
 
 export interface TradeLogAnswer {
   readonly date: string;
-  /** Electricity rows carry hours and face value (spec 2.3). */
+  /** Electricity rows carry hours and face value (docs/api.md, GET /api/tradelog). */
   readonly electricity: boolean;
   readonly summary: TradeLogSummary;
   readonly rows: readonly TradeRow[];
@@ -22,7 +22,7 @@ export interface TradeLogAnswer {
 const COMMON: readonly Column<TradeRow>[] = [
   { name: 'date', cell: (row) => row.date },
   { name: 'time', cell: (row) => colonTime(row.time) },
-  // The trade log writes futures with an F suffix (market-notes 1).
+  // The trade log writes futures with an F suffix (docs/market-rules.md, contract codes).
   { name: 'code', cell: (row) => (row.instrument === 'future' ? `${row.code}F` : row.code) },
   { name: 'trade_type', cell: (row) => row.tradeType },
   { name: 'volume', cell: (row) => String(row.volume) },

@@ -24,7 +24,8 @@ export interface TradeLogResult {
 }
 
 /**
- * A day's trade log (spec 4.4). The latest available date is the market's latest closed day, for
+ * A day's trade log (docs/api.md, GET /api/tradelog). The latest available date is the market's latest
+ * closed day, for
  * both access levels (docs/api.md, "Which day an answer is about"): the live day's trades are
  * the intraday operations' (trades, ticker); a historical key may still name the live day.
  */

@@ -20,7 +20,13 @@ export async function bareCopyTable(url: string) {
   return {
     /** One transaction and one COPY per group (a trading day). */
     async load(group: readonly { date: string; seq: number; type: string; line: string }[]): Promise<void> {
-      const rows = new CopyRows('events', ['date', 'seq', 'id', 'type', 'line']);
+      const rows = new CopyRows('events', [
+        ['date', 'integer'],
+        ['seq', 'bigint'],
+        ['id', 'bigint'],
+        ['type', 'text'],
+        ['line', 'text'],
+      ]);
       for (const event of group) rows.push(Number(event.date), event.seq, ++id, event.type, event.line);
       await client.query('BEGIN');
       await rows.flush(client);

@@ -9,6 +9,8 @@ import { dayOne, dayThree, dayTwo, describeMarketStore } from '../store-contract
 import { settle, trade } from '../store-contract-events.js';
 import { SCHEMA_VERSION } from './migrations.js';
 import { openPostgresStore, StoreUnreachableError } from './open-postgres-store.js';
+import { EXACT_TYPES } from './postgres-types.js';
+import { createPostgresWriter } from './postgres-writer.js';
 import { reportSkipped, TEST_PG_URL, testSchemas } from './test-schemas.js';
 
 reportSkipped('PostgreSQL store tests');
@@ -68,6 +70,42 @@ describe.skipIf(TEST_PG_URL === undefined)('postgres store', () => {
       } finally {
         await store.close();
       }
+    }
+  });
+
+  it("writes a long batch's views in parts, on dates new and stored, and keeps them past a failed append", async () => {
+    const events = [...dayOne(), ...corrections(), ...dayTwo(), ...dayThree()];
+    const sqlite = openSqliteStore(MEMORY);
+    await sqlite.writer.append(events);
+    const expected = await everyAnswer(sqlite.reader, DATES);
+    await sqlite.close();
+    const schema = schemas.name();
+    const store = await openPostgresStore(TEST_PG_URL ?? '', { schema, migrate: true });
+    // part of the first day is stored before the batch: its views are merged into, not copied
+    await store.writer.append(dayOne().slice(0, 10));
+    const pool = new pg.Pool({
+      connectionString: TEST_PG_URL,
+      options: `-c search_path=${schema}`,
+      types: EXACT_TYPES,
+    });
+    try {
+      // one daily row is enough to write the sums at the next append
+      const writer = createPostgresWriter(pool, () => undefined, 'test', 'test', { maxSummedRows: 1 });
+      const batch = await writer.begin();
+      for (const [index, event] of [...events.slice(10)].entries()) {
+        await batch.append([event]);
+        if (index === 5) {
+          // this append writes the sums, then fails: they roll back with it and stay summed
+          await expect(batch.append([trade(D1, 6, '103000', 'BNH2026', 1, 1)])).rejects.toThrow(
+            EventConflictError,
+          );
+        }
+      }
+      await batch.commit();
+      expect(await everyAnswer(store.reader, DATES)).toEqual(expected);
+    } finally {
+      await pool.end();
+      await store.close();
     }
   });
 

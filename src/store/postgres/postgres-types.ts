@@ -20,12 +20,3 @@ export const EXACT_TYPES: pg.CustomTypesConfig = {
     return format === undefined ? pg.types.getTypeParser(oid) : pg.types.getTypeParser(oid, format);
   }) as pg.CustomTypesConfig['getTypeParser'],
 };
-
-/** One value in COPY's text format: \N for null, backslash escapes for the separators. */
-export function copyValue(value: string | number | null): string {
-  if (value === null) return '\\N';
-  if (typeof value === 'number') return String(value);
-  return value.replace(/[\\\t\n\r]/g, (char) =>
-    char === '\\' ? '\\\\' : char === '\t' ? '\\t' : char === '\n' ? '\\n' : '\\r',
-  );
-}

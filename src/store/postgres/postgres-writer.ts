@@ -16,17 +16,32 @@ import type {
 import { checkOut } from './check-out.js';
 import { CopyRows } from './copy-rows.js';
 import { Partitions } from './postgres-partitions.js';
-import { CONTRACTS, DAILY, DATAMINE, DAYS, INDEX_VALUES, type Row, upsertRows } from './upserts.js';
+import {
+  CONTRACTS,
+  DAILY,
+  DATAMINE,
+  DAY_REVISIONS,
+  DAYS,
+  INDEX_VALUES,
+  type Row,
+  type Upsert,
+  upsertRows,
+  upsertTogether,
+  VERSION,
+} from './upserts.js';
 
 /**
  * Appends events and maintains every view in the same transaction, exactly as the SQLite
  * writer does (sqlite/sqlite-writer.ts): a batch is sorted into new events and replays, new
  * events go to the log and their own tables (COPY), and the summary views are summed in the
  * same ViewBatch (sqlite/view-batch.ts, so both stores merge by the same rules) and upserted
- * once per touched row with multi-row statements. The version row is locked for the whole
- * transaction, so writers of other processes queue behind it as SQLite's BEGIN IMMEDIATE does.
- * After each commit that added events, `notify` runs in this process and NOTIFY tells the others
- * (postgres-notices.ts).
+ * once per touched row with multi-row statements. Round trips are few (docs/benchmarks.md,
+ * PostgreSQL): BEGIN, the lock and the stored seqs go as one query, the small upserts of a step
+ * as one statement (upsertTogether), and a date with no event stored before the transaction has
+ * no view rows either, so its daily rows are COPYed instead of upserted. The version row is
+ * locked for the whole transaction, so writers of other processes queue behind it as SQLite's
+ * BEGIN IMMEDIATE does. After each commit that added events, `notify` runs in this process and
+ * NOTIFY tells the others (postgres-notices.ts).
  */
 export function createPostgresWriter(
   pool: pg.Pool,
@@ -37,53 +52,68 @@ export function createPostgresWriter(
   options: { readonly maxSummedRows?: number } = {},
 ): MarketWriter & { readonly rollbackOpenBatch: () => Promise<void> } {
   const maxSummedRows = options.maxSummedRows ?? MAX_SUMMED_ROWS;
-  const eventRows = new CopyRows('events', ['date', 'seq', 'id', 'type', 'line']);
+  const eventRows = new CopyRows('events', [
+    ['date', 'integer'],
+    ['seq', 'bigint'],
+    ['id', 'bigint'],
+    ['type', 'text'],
+    ['line', 'text'],
+  ]);
   const tickRows = new CopyRows('ticks', [
-    'date',
-    'seq',
-    'time',
-    'market',
-    'instrument',
-    'code',
-    'option_type',
-    'kind',
-    'bid_cents',
-    'bid_size',
-    'ask_cents',
-    'ask_size',
-    'price_cents',
-    'volume',
-    'settle_cents',
-    'published_at',
-    'implied_volatility',
+    ['date', 'integer'],
+    ['seq', 'bigint'],
+    ['time', 'integer'],
+    ['market', 'smallint'],
+    ['instrument', 'smallint'],
+    ['code', 'text'],
+    ['option_type', 'text'],
+    ['kind', 'smallint'],
+    ['bid_cents', 'bigint'],
+    ['bid_size', 'bigint'],
+    ['ask_cents', 'bigint'],
+    ['ask_size', 'bigint'],
+    ['price_cents', 'bigint'],
+    ['volume', 'bigint'],
+    ['settle_cents', 'bigint'],
+    ['published_at', 'bigint'],
+    ['implied_volatility', 'bigint'],
   ]);
   const tradeRows = new CopyRows('trades', [
-    'date',
-    'seq',
-    'time',
-    'market',
-    'instrument',
-    'code',
-    'option_type',
-    'trade_type',
-    'block',
-    'volume',
-    'price_cents',
-    'hours',
-    'face_value_millis',
-    'mwh_tenths',
-    'grp',
+    ['date', 'integer'],
+    ['seq', 'bigint'],
+    ['time', 'integer'],
+    ['market', 'smallint'],
+    ['instrument', 'smallint'],
+    ['code', 'text'],
+    ['option_type', 'text'],
+    ['trade_type', 'text'],
+    ['block', 'smallint'],
+    ['volume', 'bigint'],
+    ['price_cents', 'bigint'],
+    ['hours', 'integer'],
+    ['face_value_millis', 'bigint'],
+    ['mwh_tenths', 'bigint'],
+    ['grp', 'text'],
   ]);
-  const messageRows = new CopyRows('messages', ['date', 'seq', 'time', 'market', 'board', 'text']);
+  /** Daily rows of fresh dates (freshDates), columns in ViewBatch's order as DAILY's. */
+  const dailyRows = new CopyRows('daily', DAILY.columns);
+  const messageRows = new CopyRows('messages', [
+    ['date', 'integer'],
+    ['seq', 'bigint'],
+    ['time', 'integer'],
+    ['market', 'smallint'],
+    ['board', 'text'],
+    ['text', 'text'],
+  ]);
   const customRows = new CopyRows('custom_markets', [
-    'date',
-    'seq',
-    'time',
-    'market',
-    'contract',
-    'net_cents',
-    'size',
-    'legs',
+    ['date', 'integer'],
+    ['seq', 'bigint'],
+    ['time', 'integer'],
+    ['market', 'smallint'],
+    ['contract', 'text'],
+    ['net_cents', 'bigint'],
+    ['size', 'bigint'],
+    ['legs', 'text'],
   ]);
   /** Index values by (name, date, year): the highest seq of the append wins, as in the upsert. */
   let indexRows = new Map<string, [string, number, number, number, number]>();
@@ -93,6 +123,14 @@ export function createPostgresWriter(
   const views = new ViewBatch();
   /** Dates with a settle in the view sums: their stored settles are read before the write. */
   const settleDates = new Set<number>();
+  /**
+   * Dates of the open transaction that had no stored event when it first met them, and whose
+   * view rows it has not written yet: they have no daily rows, so theirs need no upsert and no
+   * stored settles. Emptied at every commit or failure (an upsert is always right).
+   */
+  const freshDates = new Set<number>();
+  /** Small upserts of the current step, sent together (upsertTogether) when its rows are flushed. */
+  let pending: [Upsert, Row[]][] = [];
   /** Codes known to be in the contracts table; a cache, dropped whenever a transaction fails. */
   let knownCodes = new Set<string>();
   const contracts = new Map<string, { info: ContractInfo; key: ContractKey }>();
@@ -305,40 +343,46 @@ export function createPostgresWriter(
   }
 
   /**
-   * Sorts a batch into new events and replays (one query for all of its identities), and
-   * buffers the new events' rows; the version and the touched dates' revisions are written here.
+   * Opens the step (`opening`: BEGIN, or a savepoint in a batch), sorts the events into new
+   * ones and replays, and buffers the new events' rows; the version and the touched dates'
+   * revisions join the step's pending upserts.
    */
   async function writeEvents(
     client: pg.ClientBase,
+    opening: string,
     events: readonly ValidatedEvent[],
-  ): Promise<{ fresh: number[]; skipped: number; revisions: Map<string, number> }> {
+  ): Promise<{ fresh: number[]; skipped: number; revisions: Map<string, number>; dates: number[] }> {
+    const dates = events.map((event) => dateToInt(event.date));
     // The lock comes first: another process's writer may be about to store the same events.
-    const locked = await client.query<{ value: number }>(
-      "SELECT value FROM meta WHERE key = 'version' FOR UPDATE",
-    );
-    const { fresh, skipped } = await classify(client, events);
+    // One simple query (no parameters: the dates are integers written out) for all three.
+    const results = (await client.query(
+      `${opening}; SELECT value FROM meta WHERE key = 'version' FOR UPDATE;
+       SELECT d, (SELECT max(seq) FROM events WHERE date = d) FROM unnest('{${integerList(new Set(dates))}}'::integer[]) AS d`,
+    )) as unknown as pg.QueryResult[];
+    const locked = results[1]?.rows[0] as { value: string | number } | undefined;
+    const highest = new Map<number, number | null>();
+    for (const row of results[2]?.rows ?? [])
+      highest.set(Number(row.d), row.max === null ? null : Number(row.max));
+    for (const [date, seq] of highest) if (seq === null) freshDates.add(date);
+    const { fresh, skipped } = await classify(client, events, dates, highest);
     const revisions = new Map<string, number>();
-    if (fresh.length === 0) return { fresh, skipped, revisions };
-    let version = locked.rows[0]?.value ?? 0;
-    const dates = new Set<number>();
+    if (fresh.length === 0) return { fresh, skipped, revisions, dates };
+    let version = Number(locked?.value ?? 0);
+    const touched = new Set<number>();
     for (const index of fresh) {
       const event = events[index] as ValidatedEvent;
-      const date = dateToInt(event.date);
+      const date = dates[index] as number;
       version += 1;
       eventRows.push(date, event.seq, version, event.type, event.line);
       writeRows(event, date);
-      dates.add(date);
+      touched.add(date);
       revisions.set(event.date, version);
     }
-    await partitions.ensure(client, dates);
+    await partitions.ensure(client, touched);
     await insertContracts(client);
-    await client.query("UPDATE meta SET value = $1 WHERE key = 'version'", [version]);
-    await client.query(
-      `INSERT INTO day_revisions AS r (date, revision) SELECT * FROM unnest($1::integer[], $2::bigint[])
-        ON CONFLICT (date) DO UPDATE SET revision = greatest(r.revision, excluded.revision)`,
-      [[...revisions.keys()].map(dateToInt), [...revisions.values()]],
-    );
-    return { fresh, skipped, revisions };
+    pending.push([VERSION, [['version', version]]]);
+    pending.push([DAY_REVISIONS, [...revisions].map(([date, revision]) => [dateToInt(date), revision])]);
+    return { fresh, skipped, revisions, dates };
   }
 
   async function insertContracts(client: pg.ClientBase): Promise<void> {
@@ -362,11 +406,13 @@ export function createPostgresWriter(
     await upsertRows(client, CONTRACTS, rows);
   }
 
-  function sumAll(events: readonly ValidatedEvent[], fresh: readonly number[]): void {
-    for (const index of fresh) {
-      const event = events[index] as ValidatedEvent;
-      sumViews(event, dateToInt(event.date));
-    }
+  /** `dates`: each event's date as an integer (writeEvents made them once). */
+  function sumAll(
+    events: readonly ValidatedEvent[],
+    fresh: readonly number[],
+    dates: readonly number[],
+  ): void {
+    for (const index of fresh) sumViews(events[index] as ValidatedEvent, dates[index] as number);
   }
 
   /**
@@ -376,11 +422,12 @@ export function createPostgresWriter(
    */
   async function writeViews(client: pg.ClientBase): Promise<void> {
     const stored = new Map<number, unknown[][]>();
-    if (settleDates.size > 0) {
+    const storedSettleDates = [...settleDates].filter((date) => !freshDates.has(date));
+    if (storedSettleDates.length > 0) {
       const result = await client.query({
         text: `SELECT date, code, settle_seq, settle_time, settle_cents, published_at, implied_volatility
           FROM daily WHERE date = ANY($1::integer[]) AND settle_seq IS NOT NULL`,
-        values: [[...settleDates]],
+        values: [storedSettleDates],
         rowMode: 'array',
       });
       for (const [date, ...settle] of result.rows as [number, ...unknown[]][]) {
@@ -403,9 +450,16 @@ export function createPostgresWriter(
       storedSettles: { all: (date: unknown) => stored.get(date as number) ?? [] },
     };
     views.write(collecting, pushSupersededSettle);
-    await upsertRows(client, DAILY, daily);
-    await upsertRows(client, DAYS, days);
-    await upsertRows(client, DATAMINE, datamine);
+    const stale: Row[] = [];
+    for (const row of daily) {
+      if (freshDates.has(row[0] as number)) dailyRows.push(...row);
+      else stale.push(row);
+    }
+    await dailyRows.flush(client);
+    await upsertRows(client, DAILY, stale);
+    // From here on these dates have view rows: later writes of the transaction merge into them.
+    freshDates.clear();
+    pending.push([DAYS, days], [DATAMINE, datamine]);
   }
 
   function clearViews(): void {
@@ -413,30 +467,33 @@ export function createPostgresWriter(
     settleDates.clear();
   }
 
-  async function flushRows(client: pg.ClientBase): Promise<void> {
+  /**
+   * Writes the buffered rows and the step's pending upserts; with `added` > 0 also the NOTIFY
+   * that tells other processes (delivered at commit, and only if it commits).
+   */
+  async function flushRows(client: pg.ClientBase, added = 0): Promise<void> {
     await eventRows.flush(client);
     await tickRows.flush(client);
     await tradeRows.flush(client);
     await messageRows.flush(client);
     await customRows.flush(client);
     if (indexRows.size > 0) {
-      const rows = [...indexRows.values()];
+      pending.push([INDEX_VALUES, [...indexRows.values()]]);
       indexRows = new Map();
-      await upsertRows(client, INDEX_VALUES, rows);
     }
+    const parts = pending;
+    pending = [];
+    await upsertTogether(client, parts, added > 0 ? [channel, origin] : undefined);
   }
 
   function forgetRows(): void {
-    for (const rows of [eventRows, tickRows, tradeRows, messageRows, customRows]) rows.clear();
+    for (const rows of [eventRows, tickRows, tradeRows, messageRows, customRows, dailyRows]) rows.clear();
     indexRows = new Map();
+    pending = [];
+    freshDates.clear();
     newContracts = [];
     knownCodes = new Set();
     partitions.forget();
-  }
-
-  /** Tells other processes (NOTIFY is delivered at commit, and only if it commits). */
-  async function signal(client: pg.ClientBase, added: number): Promise<void> {
-    if (added > 0) await client.query('SELECT pg_notify($1, $2)', [channel, origin]);
   }
 
   /**
@@ -456,16 +513,14 @@ export function createPostgresWriter(
 
   async function appendAlone(events: readonly ValidatedEvent[]): Promise<AppendResult> {
     const client = await checkOut(pool);
-    let result: { fresh: number[]; skipped: number; revisions: Map<string, number> };
+    let result: { fresh: number[]; skipped: number; revisions: Map<string, number>; dates: number[] };
     try {
-      await client.query('BEGIN');
       try {
-        result = await writeEvents(client, events);
-        sumAll(events, result.fresh);
+        result = await writeEvents(client, 'BEGIN', events);
+        sumAll(events, result.fresh, result.dates);
         await writeViews(client);
         clearViews();
-        await flushRows(client);
-        await signal(client, result.fresh.length);
+        await flushRows(client, result.fresh.length);
         await client.query('COMMIT');
       } catch (error) {
         forgetRows();
@@ -520,13 +575,13 @@ export function createPostgresWriter(
           if (!open) throw new Error('the write batch is closed');
           // Each append is a savepoint: a failed append leaves the batch as it was before it.
           const savepoint = `append_${++savepoints}`;
-          await client.query(`SAVEPOINT ${savepoint}`);
-          let outcome: { fresh: number[]; skipped: number; revisions: Map<string, number> };
+          let outcome: { fresh: number[]; skipped: number; revisions: Map<string, number>; dates: number[] };
           let wroteViews = false;
           try {
+            outcome = await writeEvents(client, `SAVEPOINT ${savepoint}`, events);
+            // The sums of earlier appends go out before they grow too large (as SQLite does).
             wroteViews = views.size >= maxSummedRows;
             if (wroteViews) await writeViews(client);
-            outcome = await writeEvents(client, events);
             await flushRows(client);
             await client.query(`RELEASE SAVEPOINT ${savepoint}`);
           } catch (error) {
@@ -535,7 +590,7 @@ export function createPostgresWriter(
             throw error;
           }
           if (wroteViews) clearViews();
-          sumAll(events, outcome.fresh);
+          sumAll(events, outcome.fresh, outcome.dates);
           for (const [date, revision] of outcome.revisions) revisions.set(date, revision);
           added += outcome.fresh.length;
           skipped += outcome.skipped;
@@ -545,8 +600,7 @@ export function createPostgresWriter(
           if (!open) throw new Error('the write batch is closed');
           try {
             await writeViews(client);
-            await flushRows(client);
-            await signal(client, added);
+            await flushRows(client, added);
             await client.query('COMMIT');
           } catch (error) {
             await batch.rollback();
@@ -583,20 +637,15 @@ export function createPostgresWriter(
  * Idempotency (as sqlite/event-identity.ts): an event is a replay when its (date, seq) is
  * stored, or earlier in the same batch, with an identical line; with a different line it is a
  * conflict, and nothing of the batch is written. A feed mostly arrives in seq order, so the
- * highest stored seq of each date is read first, and only events at or below it are looked up
- * (in one query for the batch).
+ * highest stored seq of each date is read first (`stored`, by writeEvents), and only events at
+ * or below it are looked up (in one query for the batch).
  */
 async function classify(
   client: pg.ClientBase,
   events: readonly ValidatedEvent[],
+  dates: readonly number[],
+  stored: ReadonlyMap<number, number | null>,
 ): Promise<{ fresh: number[]; skipped: number }> {
-  const dates = events.map((event) => dateToInt(event.date));
-  const highest = await client.query({
-    text: 'SELECT d, (SELECT max(seq) FROM events WHERE date = d) FROM unnest($1::integer[]) AS d',
-    values: [[...new Set(dates)]],
-    rowMode: 'array',
-  });
-  const stored = new Map(highest.rows as [number, number | null][]);
   const probeDates: number[] = [];
   const probeSeqs: number[] = [];
   events.forEach((event, index) => {
@@ -606,7 +655,16 @@ async function classify(
       probeSeqs.push(event.seq);
     }
   });
-  const known = new Map<string, string>();
+  // lines by date, then seq: numeric keys, no string built per event
+  const known = new Map<number, Map<number, string>>();
+  const ofDate = (date: number): Map<number, string> => {
+    let lines = known.get(date);
+    if (!lines) {
+      lines = new Map();
+      known.set(date, lines);
+    }
+    return lines;
+  };
   if (probeDates.length > 0) {
     const result = await client.query({
       text: `SELECT e.date, e.seq, e.line FROM events e
@@ -614,17 +672,16 @@ async function classify(
       values: [probeDates, probeSeqs],
       rowMode: 'array',
     });
-    for (const [date, seq, line] of result.rows as [number, number, string][])
-      known.set(`${date}/${seq}`, line);
+    for (const [date, seq, line] of result.rows as [number, number, string][]) ofDate(date).set(seq, line);
   }
   const fresh: number[] = [];
   let skipped = 0;
   for (let index = 0; index < events.length; index += 1) {
     const event = events[index] as ValidatedEvent;
-    const id = `${dates[index]}/${event.seq}`;
-    const line = known.get(id);
+    const lines = ofDate(dates[index] as number);
+    const line = lines.get(event.seq);
     if (line === undefined) {
-      known.set(id, event.line);
+      lines.set(event.seq, event.line);
       fresh.push(index);
     } else if (line === event.line) {
       skipped += 1;
@@ -633,6 +690,13 @@ async function classify(
     }
   }
   return { fresh, skipped };
+}
+
+/** Integers written out for an array literal; anything else is a programming error. */
+function integerList(values: Iterable<number>): string {
+  const list = [...values];
+  for (const value of list) if (!Number.isSafeInteger(value)) throw new Error(`not an integer: ${value}`);
+  return list.join(',');
 }
 
 /** Daily rows summed in memory across the appends of a batch before they are written (as SQLite). */

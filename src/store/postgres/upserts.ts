@@ -126,8 +126,66 @@ export const INDEX_VALUES: Upsert = {
     seq = greatest(t.seq, excluded.seq)`,
 };
 
+/** The store version (meta's one row): the id of the last stored event. */
+export const VERSION: Upsert = {
+  table: 'meta',
+  columns: [
+    ['key', 'text'],
+    ['value', 'bigint'],
+  ],
+  onConflict: 'ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+};
+
+/** Each date's revision: the highest event id stored for it. */
+export const DAY_REVISIONS: Upsert = {
+  table: 'day_revisions',
+  columns: [
+    ['date', 'integer'],
+    ['revision', 'bigint'],
+  ],
+  onConflict: 'ON CONFLICT (date) DO UPDATE SET revision = greatest(t.revision, excluded.revision)',
+};
+
 /** One row's values in the Upsert's column order. */
 export type Row = readonly (string | number | null)[];
+
+/**
+ * Several tables' upserts as one statement (one data-modifying WITH clause each), and the
+ * NOTIFY of the commit with them: each statement is a round trip, and a batch's small upserts
+ * (version, revisions, days, datamine, index values) cost more in round trips than in work
+ * (docs/benchmarks.md, PostgreSQL). Parts above STAGE_ABOVE rows still go through upsertRows.
+ * Each table appears at most once (a statement's CTEs cannot see each other's writes).
+ */
+export async function upsertTogether(
+  client: pg.ClientBase,
+  parts: readonly (readonly [Upsert, readonly Row[]])[],
+  notify?: readonly [channel: string, payload: string],
+): Promise<void> {
+  const values: unknown[] = [];
+  const writes: string[] = [];
+  for (const [upsert, rows] of parts) {
+    if (rows.length > STAGE_ABOVE) {
+      await upsertRows(client, upsert, rows);
+      continue;
+    }
+    if (rows.length === 0) continue;
+    const names = upsert.columns.map(([name]) => name).join(', ');
+    const arrays = upsert.columns.map(([, type], column) => {
+      values.push(rows.map((row) => row[column]));
+      return `$${values.length}::${type}[]`;
+    });
+    writes.push(
+      `w${writes.length} AS (INSERT INTO ${upsert.table} AS t (${names}) SELECT * FROM unnest(${arrays.join(', ')}) ${upsert.onConflict})`,
+    );
+  }
+  if (writes.length === 0 && !notify) return;
+  let select = 'SELECT 1';
+  if (notify) {
+    values.push(...notify);
+    select = `SELECT pg_notify($${values.length - 1}, $${values.length})`;
+  }
+  await client.query(`${writes.length > 0 ? `WITH ${writes.join(', ')} ` : ''}${select}`, values);
+}
 
 export async function upsertRows(client: pg.ClientBase, upsert: Upsert, rows: readonly Row[]): Promise<void> {
   if (rows.length === 0) return;
@@ -136,10 +194,7 @@ export async function upsertRows(client: pg.ClientBase, upsert: Upsert, rows: re
   if (rows.length > STAGE_ABOVE) {
     const stage = `stage_${upsert.table}`;
     await client.query(`CREATE TEMPORARY TABLE ${stage} (LIKE ${upsert.table}) ON COMMIT DROP`);
-    const copy = new CopyRows(
-      stage,
-      upsert.columns.map(([name]) => name),
-    );
+    const copy = new CopyRows(stage, upsert.columns);
     for (const row of rows) copy.push(...row);
     await copy.flush(client);
     await client.query(`${insert} SELECT ${names} FROM ${stage} ${upsert.onConflict}`);

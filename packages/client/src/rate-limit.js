@@ -1,0 +1,38 @@
+export function parseRateLimit(header) {
+    if (header === null)
+        return undefined;
+    const remaining = /;\s*r=(\d+)/.exec(header)?.[1];
+    const reset = /;\s*t=(\d+)/.exec(header)?.[1];
+    if (remaining === undefined || reset === undefined)
+        return undefined;
+    return { remaining: Number(remaining), resetSeconds: Number(reset) };
+}
+/** Retry-After in milliseconds; undefined when absent or unreadable. */
+export function retryAfterMs(header, now = Date.now()) {
+    if (header === null)
+        return undefined;
+    const text = header.trim();
+    if (/^\d+$/.test(text))
+        return Number(text) * 1000;
+    const at = Date.parse(text);
+    return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+/** Waits `ms`, or rejects with the signal's reason as soon as it aborts. */
+export function sleep(ms, signal) {
+    return new Promise((resolve, reject) => {
+        if (signal?.aborted) {
+            reject(signal.reason);
+            return;
+        }
+        const timer = setTimeout(() => {
+            signal?.removeEventListener('abort', onAbort);
+            resolve();
+        }, ms);
+        const onAbort = () => {
+            clearTimeout(timer);
+            reject(signal?.reason);
+        };
+        signal?.addEventListener('abort', onAbort, { once: true });
+    });
+}
+//# sourceMappingURL=rate-limit.js.map
