@@ -1,22 +1,8 @@
 import { formatScaled } from '../domain/decimal.js';
-import type { MarketCode } from '../domain/markets.js';
-import type { MessageBoard } from '../feed/events.js';
+import type { MessagesResult } from '../query/messages.js';
 import type { CustomMarketRow, MessageRow } from '../store/store.js';
 import { price } from './numbers.js';
 import { type Column, csvTable, jsonArray, recordForm } from './records.js';
-
-export type MessagesAnswer =
-  | {
-      readonly market: MarketCode;
-      readonly type: MessageBoard;
-      readonly date: string;
-      readonly rows: readonly MessageRow[];
-    }
-  | {
-      readonly market: MarketCode;
-      readonly type: 'custom_market';
-      readonly rows: readonly CustomMarketRow[];
-    };
 
 /** The spec's samples separate this operation's CSV cells with a tab (spec 4.5). */
 const TAB = '\t';
@@ -47,13 +33,13 @@ const CUSTOM = recordForm<CustomMarketRow>([
   ...legColumns('ratio'),
 ]);
 
-export function messagesJson(answer: MessagesAnswer): string {
+export function messagesJson(answer: MessagesResult): string {
   const head = `{"market":"${answer.market}","type":"${answer.type}"`;
   if (answer.type === 'custom_market') return `${head},"data":${jsonArray(CUSTOM, answer.rows, 'empty')}}`;
   return `${head},"date":"${answer.date}","data":${jsonArray(MESSAGE, answer.rows, 'empty')}}`;
 }
 
-export function messagesCsv(answer: MessagesAnswer): string {
+export function messagesCsv(answer: MessagesResult): string {
   return answer.type === 'custom_market'
     ? csvTable(CUSTOM, answer.rows, TAB)
     : csvTable(MESSAGE, answer.rows, TAB);

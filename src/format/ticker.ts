@@ -1,16 +1,7 @@
+import type { TickerResult } from '../query/ticker.js';
 import type { TickerRow } from '../store/store.js';
 import { integer, price, volatility } from './numbers.js';
 import { type Column, csvTable, jsonRecord, jsonString, recordForm } from './records.js';
-
-export interface TickerAnswer {
-  /** The code parameter that was sent, echoed as the envelope's first field. */
-  readonly key: 'futures' | 'options';
-  readonly value: string;
-  readonly date: string;
-  readonly from: string;
-  readonly to: string;
-  readonly rows: readonly TickerRow[];
-}
 
 const time: Column<TickerRow> = { name: 'time', cell: (row) => `${row.date}${row.time}` };
 const code: Column<TickerRow> = { name: 'code', cell: (row) => row.code };
@@ -70,7 +61,7 @@ const CSV_FORM = recordForm([
   impliedVolatility,
 ]);
 
-export function tickerJson(answer: TickerAnswer): string {
+export function tickerJson(answer: TickerResult): string {
   const forms = JSON_FORMS[answer.key];
   let data = '[';
   for (let i = 0; i < answer.rows.length; i++) {
@@ -85,6 +76,6 @@ export function tickerJson(answer: TickerAnswer): string {
   );
 }
 
-export function tickerCsv(answer: TickerAnswer): string {
+export function tickerCsv(answer: TickerResult): string {
   return csvTable(CSV_FORM, answer.rows);
 }
