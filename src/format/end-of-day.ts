@@ -19,8 +19,8 @@ const COLUMNS: readonly Column<EndOfDayRow>[] = [
   { name: 'open_interest', cell: (row) => integer(row.openInterest) },
 ];
 
-const FUTURES = recordForm(COLUMNS);
-const OPTIONS = recordForm<EndOfDayRow>([
+export const FUTURES = recordForm(COLUMNS);
+export const OPTIONS = recordForm<EndOfDayRow>([
   ...COLUMNS,
   { name: 'implied_volatility', cell: (row) => volatility(row.impliedVolatility) },
 ]);

@@ -12,7 +12,7 @@ function form(index: IndexName) {
   ]);
 }
 
-const FORMS = { epi: form('epi'), npi: form('npi') } as const;
+export const FORMS = { epi: form('epi'), npi: form('npi') } as const;
 
 export function indexJson(answer: IndexResult): string {
   return `{"date":"${answer.date}","data":${jsonArray(FORMS[answer.index], answer.rows, 'empty')}}`;

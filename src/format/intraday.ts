@@ -27,8 +27,8 @@ const REST: readonly Column<IntradayRow>[] = [
   { name: 'settle', cell: (row) => price(row.settleCents) },
 ];
 
-const FUTURES = recordForm<IntradayRow>([code, ...BOOK_AND_PRICES, netChange, ...REST]);
-const OPTIONS = recordForm<IntradayRow>([
+export const FUTURES = recordForm<IntradayRow>([code, ...BOOK_AND_PRICES, netChange, ...REST]);
+export const OPTIONS = recordForm<IntradayRow>([
   code,
   ...BOOK_AND_PRICES,
   ...REST,

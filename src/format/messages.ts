@@ -8,7 +8,7 @@ import { type Column, csvTable, jsonArray, recordForm } from './records.js';
 const TAB = '\t';
 const LEGS = 6;
 
-const MESSAGE = recordForm<MessageRow>([
+export const MESSAGE = recordForm<MessageRow>([
   { name: 'time', cell: (row) => row.time },
   { name: 'message', cell: (row) => row.text, text: true },
 ]);
@@ -25,7 +25,7 @@ function legColumns(part: 'price' | 'ratio'): Column<CustomMarketRow>[] {
   }));
 }
 
-const CUSTOM = recordForm<CustomMarketRow>([
+export const CUSTOM = recordForm<CustomMarketRow>([
   { name: 'contract', cell: (row) => row.contract, text: true },
   { name: 'net', cell: (row) => price(row.netCents) },
   { name: 'size', cell: (row) => String(row.size) },

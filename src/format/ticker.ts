@@ -32,7 +32,7 @@ const impliedVolatility: Column<TickerRow> = {
 };
 
 /** JSON: the common fields, then the fields of the message's type (spec 2.1). */
-const JSON_FORMS = {
+export const JSON_FORMS = {
   futures: {
     book: recordForm([time, code, type, bid, bidSize, ask, askSize]),
     trade: recordForm([time, code, type, tradePrice, volume]),

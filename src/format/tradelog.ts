@@ -14,7 +14,7 @@ const COMMON: readonly Column<TradeRow>[] = [
   { name: 'price', cell: (row) => price(row.priceCents) },
 ];
 
-const ELECTRICITY = recordForm<TradeRow>([
+export const ELECTRICITY = recordForm<TradeRow>([
   ...COMMON,
   { name: 'hours', cell: (row) => integer(row.hours) },
   {
@@ -23,7 +23,7 @@ const ELECTRICITY = recordForm<TradeRow>([
       row.faceValueMillis === null ? null : formatScaled(millisToCents(row.faceValueMillis), 2),
   },
 ]);
-const OTHER = recordForm<TradeRow>(COMMON);
+export const OTHER = recordForm<TradeRow>(COMMON);
 
 export function tradeLogJson(answer: TradeLogResult): string {
   const { summary } = answer;

@@ -3,7 +3,7 @@ import type { TradeRow } from '../store/store.js';
 import { price } from './numbers.js';
 import { csvTable, jsonArray, jsonString, recordForm } from './records.js';
 
-const TRADE = recordForm<TradeRow>([
+export const TRADE = recordForm<TradeRow>([
   { name: 'time', cell: (row) => row.time },
   { name: 'code', cell: (row) => row.code },
   { name: 'volume', cell: (row) => String(row.volume) },
