@@ -1,13 +1,13 @@
 import type { Command } from 'commander';
 import { ingestFile } from '../ingest/ingest-file.js';
-import { CliError, type CliIo, PROCESS_IO, withStore } from './cli-io.js';
+import { CliError, type CliIo, PROCESS_IO, requireStore, storeOption, withStore } from './cli-io.js';
 import { createProgress } from './progress.js';
 
 export function registerIngest(program: Command, io: CliIo = PROCESS_IO): Command {
   return program
     .command('ingest')
     .description('load an NDJSON event feed (docs/feed-format.md) into a store, all or nothing')
-    .requiredOption('--db <location>', 'the store: a SQLite file (created when missing) or a postgres:// URL')
+    .addOption(storeOption('the store: a SQLite file (created when missing) or a postgres:// URL'))
     .argument('<feed>', "NDJSON file, or '-' for standard input")
     .addHelpText(
       'after',
@@ -15,10 +15,11 @@ export function registerIngest(program: Command, io: CliIo = PROCESS_IO): Comman
         'rejects all of it (up to 20 errors are listed) and the store is left as it was. Events\n' +
         'already stored with identical content are skipped, so a feed can be loaded again safely.',
     )
-    .action(async (feed: string, flags: { db: string }) => {
+    .action(async (feed: string, flags: { db?: string }) => {
+      const db = requireStore('ingest', flags.db);
       const progress = createProgress(io.stderr);
       const label = feed === '-' ? 'standard input' : feed;
-      const result = await withStore(io, flags.db, { access: 'write', create: true }, (store) =>
+      const result = await withStore(io, db, { access: 'write', create: true }, (store) =>
         ingestFile(store.writer, feed, {
           stdin: io.stdin,
           onProgress: (lines) => progress.update(`ingesting ${label}: ${lines} lines read`),
