@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 /**
@@ -22,12 +23,27 @@ if (!withPostgres) {
 const common = { testTimeout: 60_000, hookTimeout: 120_000 };
 
 export default defineConfig({
+  resolve: {
+    // Tests use the client package's sources, so they need no build of it.
+    alias: {
+      '@gridquote/client': fileURLToPath(new URL('./packages/client/src/index.ts', import.meta.url)),
+    },
+  },
   test: {
     projects: [
-      { test: { name: 'all', include: ['src/**/*.test.ts', 'test/**/*.test.ts'], ...common } },
+      {
+        // extends: the alias above applies to the projects too.
+        extends: true,
+        test: {
+          name: 'all',
+          include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'packages/*/src/**/*.test.ts'],
+          ...common,
+        },
+      },
       ...(withPostgres
         ? [
             {
+              extends: true,
               test: {
                 name: 'postgres',
                 include: OVER_BOTH_STORES,

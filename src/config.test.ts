@@ -1,6 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, flagOf, loadConfig, SETTINGS, type SettingName, storeLocation } from './config.js';
+import {
+  ConfigError,
+  flagOf,
+  loadClientSettings,
+  loadConfig,
+  SETTINGS,
+  type SettingName,
+  storeLocation,
+} from './config.js';
 import { DEFAULT_HTTP_LIMITS } from './http/limits.js';
 
 function problemsOf(
@@ -158,5 +166,21 @@ describe('storeLocation (every command with --db)', () => {
     expect(() => storeLocation(undefined, { GRIDQUOTE_DB: '' })).toThrow(
       new ConfigError(['GRIDQUOTE_DB must be a file path or a postgres:// URL, got an empty value']),
     );
+  });
+});
+
+describe('client settings (gridquote get)', () => {
+  it('reads GRIDQUOTE_URL and GRIDQUOTE_KEY, a flag overriding each; empty is unset', () => {
+    const env = { GRIDQUOTE_URL: 'http://a.example', GRIDQUOTE_KEY: 'gq_000000000000_env' };
+    expect(loadClientSettings({}, env)).toEqual({ url: 'http://a.example', key: 'gq_000000000000_env' });
+    expect(loadClientSettings({ base: 'http://b.example', key: 'gq_000000000000_flag' }, env)).toEqual({
+      url: 'http://b.example',
+      key: 'gq_000000000000_flag',
+    });
+    expect(loadClientSettings({}, { GRIDQUOTE_URL: ' ', GRIDQUOTE_KEY: '' })).toEqual({
+      url: undefined,
+      key: undefined,
+    });
+    expect(Object.isFrozen(loadClientSettings({}, env))).toBe(true);
   });
 });

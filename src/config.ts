@@ -116,6 +116,30 @@ export const SETTINGS = {
     fallback: undefined as string | undefined,
     parse: secretToken,
   },
+  streamsPerKey: {
+    env: 'GRIDQUOTE_STREAMS_PER_KEY',
+    placeholder: 'n',
+    description: 'event streams (GET /api/stream) one API key may hold open at once; one more is a 429',
+    fallback: 5,
+    parse: (text) => wholeNumber(text, 1, 10_000, 'a number of streams'),
+  },
+  streamQueueBytes: {
+    env: 'GRIDQUOTE_STREAM_QUEUE_BYTES',
+    placeholder: 'bytes',
+    description:
+      'unread bytes a stream client may leave queued; beyond it the stream ends with a slow-consumer error',
+    fallback: 1_048_576,
+    parse: (text) => wholeNumber(text, 16_384, 1_073_741_824, 'a size in bytes'),
+  },
+  streamTokenSecret: {
+    env: 'GRIDQUOTE_STREAM_TOKEN_SECRET',
+    placeholder: 'secret',
+    description:
+      'HMAC secret of stream tokens (GET /api/stream/token); replicas behind one address must share it; ' +
+      'unset, each process draws its own (prefer the env var: a flag shows in process listings)',
+    fallback: undefined as string | undefined,
+    parse: secretToken,
+  },
   pgPoolMax: {
     env: 'GRIDQUOTE_PG_POOL_MAX',
     placeholder: 'n',
@@ -240,6 +264,35 @@ function secretToken(text: string): Parsed<string> {
 function nonEmpty(what: string): (text: string) => Parsed<string> {
   return (text) =>
     text.trim() === '' ? { problem: `must be ${what}, got an empty value` } : { value: text };
+}
+
+/** Where `gridquote get` finds the API and its key when no flag gives them. */
+export const CLIENT_SETTINGS = {
+  url: { env: 'GRIDQUOTE_URL', flag: '--base' },
+  key: { env: 'GRIDQUOTE_KEY', flag: '--key' },
+} as const;
+
+export interface ClientSettings {
+  readonly url: string | undefined;
+  readonly key: string | undefined;
+}
+
+/**
+ * The API client's settings (`gridquote get`): a flag overrides its env var. Empty values count
+ * as unset. The key is never part of a problem message.
+ */
+export function loadClientSettings(
+  flags: { readonly base?: string; readonly key?: string },
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): ClientSettings {
+  const pick = (flag: string | undefined, name: string) => {
+    const value = flag ?? env[name];
+    return value === undefined || value.trim() === '' ? undefined : value.trim();
+  };
+  return Object.freeze({
+    url: pick(flags.base, CLIENT_SETTINGS.url.env),
+    key: pick(flags.key, CLIENT_SETTINGS.key.env),
+  });
 }
 
 /**

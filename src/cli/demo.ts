@@ -13,7 +13,7 @@ import type { MarketStore } from '../store/store.js';
 import { CliError, type CliIo, PROCESS_IO, storeOption, withStore } from './cli-io.js';
 import { type DemoKeys, demoKeys } from './demo-keys.js';
 import { seedStore } from './seed.js';
-import { type RunningServer, startServer } from './serve.js';
+import { type RunningServer, type ServerOptions, startServer, streamSettings } from './serve.js';
 import { type DrainReport, runUntilSignal } from './shutdown.js';
 
 export interface DemoOptions {
@@ -29,6 +29,8 @@ export interface DemoOptions {
   /** Request limits and shutdown grace period (config.ts); the defaults when omitted. */
   readonly limits?: HttpLimits;
   readonly shutdownGraceMs?: number;
+  /** Event stream settings (config.ts); the app's defaults when omitted. */
+  readonly streams?: ServerOptions['streams'];
 }
 
 export interface RunningDemo {
@@ -72,6 +74,7 @@ export async function startDemo(io: CliIo, options: DemoOptions): Promise<Runnin
     logLevel: 'warn',
     ...(options.limits ? { limits: options.limits } : {}),
     ...(options.shutdownGraceMs === undefined ? {} : { shutdownGraceMs: options.shutdownGraceMs }),
+    ...(options.streams ? { streams: options.streams } : {}),
   });
   try {
     const keys = await demoKeys(server.store.keys, {
@@ -215,6 +218,7 @@ export function registerDemo(program: Command, io: CliIo = PROCESS_IO): Command 
         db,
         limits: config,
         shutdownGraceMs: config.shutdownGraceMs,
+        streams: streamSettings(config),
       });
       io.stdout.write(demoBanner(demo));
       await runUntilSignal(

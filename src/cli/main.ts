@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { registerDemo } from './demo.js';
 import { registerExport } from './export.js';
+import { registerGet } from './get.js';
 import { registerIngest } from './ingest.js';
 import { registerKeys } from './keys.js';
 import { registerMigrate } from './migrate.js';
@@ -15,6 +16,7 @@ registerExport(program);
 registerServe(program);
 registerKeys(program);
 registerDemo(program);
+registerGet(program);
 registerMigrate(program);
 
 process.exitCode = await runCli(program, process.argv);

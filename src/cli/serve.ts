@@ -12,7 +12,7 @@ import {
   type SettingName,
 } from '../config.js';
 import type { ExchangeClock } from '../domain/exchange-clock.js';
-import { buildApp } from '../http/app.js';
+import { type AppOptions, buildApp } from '../http/app.js';
 import type { HttpLimits } from '../http/limits.js';
 import { describeLocation, openStore, sqlitePath, storeKind } from '../store/open-store.js';
 import type { MarketStore } from '../store/store.js';
@@ -36,9 +36,20 @@ export interface ServerOptions {
   readonly shutdownGraceMs?: number;
   /** Opens GET /metrics to any client sending it; without one only loopback clients may scrape. */
   readonly metricsToken?: string;
+  /** Event stream settings (per-key cap, queue bound, token secret); the app's defaults when omitted. */
+  readonly streams?: AppOptions['streams'];
   /** PostgreSQL only: read connections at most, and the read statement timeout. */
   readonly pgPoolMax?: number;
   readonly pgStatementTimeoutMs?: number;
+}
+
+/** The event stream settings of config.ts, as the app takes them. */
+export function streamSettings(config: Config): NonNullable<AppOptions['streams']> {
+  return {
+    perKey: config.streamsPerKey,
+    queueBytes: config.streamQueueBytes,
+    ...(config.streamTokenSecret === undefined ? {} : { tokenSecret: config.streamTokenSecret }),
+  };
 }
 
 export interface RunningServer {
@@ -71,8 +82,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     logger: logLevel === false ? false : { level: logLevel },
     ...(options.limits ? { limits: options.limits } : {}),
     ...(options.metricsToken === undefined ? {} : { metricsToken: options.metricsToken }),
-    // Commits, of this process (the demo's live feed) or another (an ingest), reach the app: metrics, cache.
+    // Commits, of this process (the demo's live feed) or another (an ingest), reach the app: metrics,
+    // cache, event streams.
     onAppend: (listener) => store.onAppend(listener),
+    events: store.events,
+    ...(options.streams ? { streams: options.streams } : {}),
   });
   const graceMs = options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS;
   try {
@@ -123,6 +137,7 @@ export function registerServe(program: Command, io: CliIo = PROCESS_IO): Command
       limits: config,
       shutdownGraceMs: config.shutdownGraceMs,
       metricsToken: config.metricsToken,
+      streams: streamSettings(config),
       pgPoolMax: config.pgPoolMax,
       pgStatementTimeoutMs: config.pgStatementTimeoutMs,
     });

@@ -2,7 +2,7 @@ import { formatScaled } from '../domain/decimal.js';
 import type { MessagesResult } from '../query/messages.js';
 import type { CustomMarketRow, MessageRow } from '../store/store.js';
 import { price } from './numbers.js';
-import { type Column, csvTable, jsonArray, recordForm } from './records.js';
+import { type Column, csvTable, jsonArray, jsonRecord, recordForm } from './records.js';
 
 /** The spec's samples separate this operation's CSV cells with a tab (spec 4.5). */
 const TAB = '\t';
@@ -32,6 +32,16 @@ export const CUSTOM = recordForm<CustomMarketRow>([
   ...legColumns('price'),
   ...legColumns('ratio'),
 ]);
+
+/** One message-board or registered-trades record as messages writes it (also the stream's events). */
+export function messageRecordJson(row: MessageRow): string {
+  return jsonRecord(MESSAGE, row, 'empty');
+}
+
+/** One custom-market record as messages writes it (also the stream's events). */
+export function customMarketRecordJson(row: CustomMarketRow): string {
+  return jsonRecord(CUSTOM, row, 'empty');
+}
 
 export function messagesJson(answer: MessagesResult): string {
   const head = `{"market":"${answer.market}","type":"${answer.type}"`;

@@ -61,13 +61,16 @@ const CSV_FORM = recordForm([
   impliedVolatility,
 ]);
 
+/** One message as the ticker of `key` writes it: also each book, trade and settle event of the stream. */
+export function tickerRecordJson(key: 'futures' | 'options', row: TickerRow): string {
+  return jsonRecord(JSON_FORMS[key][row.type], row, 'empty');
+}
+
 export function tickerJson(answer: TickerResult): string {
-  const forms = JSON_FORMS[answer.key];
   let data = '[';
   for (let i = 0; i < answer.rows.length; i++) {
-    const row = answer.rows[i] as TickerRow;
     if (i > 0) data += ',';
-    data += jsonRecord(forms[row.type], row, 'empty');
+    data += tickerRecordJson(answer.key, answer.rows[i] as TickerRow);
   }
   data += ']';
   return (

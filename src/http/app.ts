@@ -4,7 +4,7 @@ import type { Socket } from 'node:net';
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
 import type { DestinationStream } from 'pino';
 import { type ExchangeClock, wallClock } from '../domain/exchange-clock.js';
-import type { KeyStore, MarketReader, MarketStore } from '../store/store.js';
+import type { EventLog, KeyStore, MarketReader, MarketStore } from '../store/store.js';
 import { createResponseCache } from './answer.js';
 import { DataVersions } from './data-versions.js';
 import { guardStore } from './guard-store.js';
@@ -34,6 +34,10 @@ import { npiRoute } from './routes/npi.js';
 import { tickerRoute } from './routes/ticker.js';
 import { tradelogRoute } from './routes/tradelog.js';
 import { tradesRoute } from './routes/trades.js';
+import { STREAM_PATHS, STREAM_SECURITY_SCHEMES } from './stream/stream-docs.js';
+import { StreamHub } from './stream/stream-hub.js';
+import { registerStream, type StreamOptions, StreamRegistry } from './stream/stream-route.js';
+import { createStreamTokens } from './stream/stream-token.js';
 
 export interface AppOptions {
   readonly reader: MarketReader;
@@ -61,7 +65,29 @@ export interface AppOptions {
   readonly onAppend?: MarketStore['onAppend'];
   /** Bearer token that opens GET /metrics to any client; without one only loopback clients may scrape. */
   readonly metricsToken?: string;
+  /**
+   * The stored event stream: with it and `onAppend`, the app serves GET /api/stream (server-sent
+   * events, http/stream/); without either there is nothing to follow and no stream route.
+   */
+  readonly events?: EventLog;
+  /** Event stream settings (config.ts); the defaults of DEFAULT_STREAM_OPTIONS when omitted. */
+  readonly streams?: Partial<StreamOptions> & {
+    /** HMAC secret of stream tokens, shared by replicas; a random one per process when omitted. */
+    readonly tokenSecret?: string;
+    readonly tokenTtlSeconds?: number;
+  };
 }
+
+export const DEFAULT_STREAM_OPTIONS: StreamOptions = {
+  perKey: 5,
+  queueBytes: 1_048_576,
+  heartbeatMs: 15_000,
+  retryMs: 2_000,
+  pageSize: 500,
+};
+
+/** Long enough to open (and re-open) a stream; short enough that a leaked token soon dies. */
+export const STREAM_TOKEN_TTL_SECONDS = 600;
 
 export const API_VERSION = '1';
 
@@ -179,10 +205,18 @@ export function buildApp(options: AppOptions): FastifyInstance {
     registerRoute(app, deps, intradayRoute),
     registerRoute(app, deps, datamineRoute),
   ];
+  const streamPaths = registerStreamRoutes(app, deps, options);
   // Public: documentation, probes and (loopback or token) metrics need no API key.
   const paths = new Set([
     ...operations.map((route) => route.path),
-    ...registerDocumentation(app, operations),
+    ...streamPaths,
+    ...registerDocumentation(
+      app,
+      operations,
+      streamPaths.length > 0
+        ? { paths: STREAM_PATHS, securitySchemes: STREAM_SECURITY_SCHEMES, tags: ['stream'] }
+        : undefined,
+    ),
     ...registerHealth(app, deps.reader),
     registerMetricsEndpoint(app, deps.metrics, options.metricsToken),
   ]);
@@ -220,6 +254,30 @@ export function buildApp(options: AppOptions): FastifyInstance {
   });
 
   return app;
+}
+
+/** GET /api/stream (and its token), fed by the store's commit notices through one hub. */
+function registerStreamRoutes(app: FastifyInstance, deps: RouteDependencies, options: AppOptions): string[] {
+  const { events, onAppend } = options;
+  if (events === undefined || onAppend === undefined) return [];
+  const settings = { ...DEFAULT_STREAM_OPTIONS, ...options.streams };
+  // Guarded like the reader: a store failure is a 503 before the stream starts, an error event after.
+  const source = { events: guardStore(events), reader: deps.reader };
+  const hub = new StreamHub(source, settings.pageSize);
+  const unsubscribe = onAppend(() => hub.committed());
+  app.addHook('onClose', async () => unsubscribe());
+  return registerStream(app, {
+    route: deps,
+    source,
+    hub,
+    registry: new StreamRegistry(),
+    tokens: createStreamTokens(
+      options.streams?.tokenSecret,
+      options.streams?.tokenTtlSeconds ?? STREAM_TOKEN_TTL_SECONDS,
+    ),
+    options: settings,
+    now: Date.now,
+  });
 }
 
 function pathOf(url: string): string {

@@ -5,7 +5,7 @@ import { HttpProblem } from './problems.js';
 
 const REALM = 'Bearer realm="gridquote"';
 
-function refuse(detail: string, error?: 'invalid_request' | 'invalid_token'): HttpProblem {
+export function refuse(detail: string, error?: 'invalid_request' | 'invalid_token'): HttpProblem {
   // RFC 6750 3: no error attribute when the request carried no credentials at all.
   const challenge = error ? `${REALM}, error="${error}", error_description="${detail}"` : REALM;
   return new HttpProblem({ code: 'unauthorized', detail, headers: { 'www-authenticate': challenge } });
@@ -33,6 +33,11 @@ export async function authenticate(
   if (!record || !secretMatches(parsed.secret, record.secretHash)) {
     throw refuse('the API key is not valid', 'invalid_token');
   }
+  return usable(record, clock);
+}
+
+/** A found key that is still in force: not revoked, not past its last day (also for stream tokens). */
+export function usable(record: ApiKeyRecord, clock: ExchangeClock): ApiKeyRecord {
   if (record.revokedAt !== null) throw refuse('the API key has been revoked', 'invalid_token');
   if (record.expiresOn !== null && record.expiresOn < exchangeNow(clock).date) {
     throw refuse(`the API key expired after ${record.expiresOn}`, 'invalid_token');

@@ -27,9 +27,19 @@ export interface Metrics {
   cacheMiss(): void;
   /** A store.onAppend notice: events stored by this process or another writing to the store. */
   appended(notice: AppendNotice): void;
+  /** The event streams of GET /api/stream (http/stream/). */
+  readonly streams: StreamMetrics;
   /** The text exposition; the first call also starts the default process metrics. */
   exposition(): Promise<string>;
   readonly contentType: string;
+}
+
+export interface StreamMetrics {
+  opened(): void;
+  closed(): void;
+  sent(events: number): void;
+  /** A client read too slowly and its stream was closed (its queue reached the bound). */
+  dropped(): void;
 }
 
 export interface MetricsSources {
@@ -67,6 +77,22 @@ export function createMetrics(sources: MetricsSources): Metrics {
   const ingested = new Counter({
     name: 'gridquote_events_ingested_total',
     help: 'Feed events stored while this server ran, by its own process (the demo feed) or another writing to its store.',
+    registers,
+  });
+
+  const openStreams = new Gauge({
+    name: 'gridquote_streams_open',
+    help: 'Event streams (GET /api/stream) open now.',
+    registers,
+  });
+  const streamEvents = new Counter({
+    name: 'gridquote_stream_events_sent_total',
+    help: 'Events written to event streams, publications included (heartbeats not).',
+    registers,
+  });
+  const droppedStreams = new Counter({
+    name: 'gridquote_streams_dropped_slow_total',
+    help: 'Event streams closed because the client read too slowly (its queue reached the bound).',
     registers,
   });
 
@@ -122,6 +148,12 @@ export function createMetrics(sources: MetricsSources): Metrics {
         },
         count,
       };
+    },
+    streams: {
+      opened: () => openStreams.inc(),
+      closed: () => openStreams.dec(),
+      sent: (events) => streamEvents.inc(events),
+      dropped: () => droppedStreams.inc(),
     },
     cacheHit: () => cacheHits.inc(),
     cacheMiss: () => cacheMisses.inc(),

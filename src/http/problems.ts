@@ -19,7 +19,9 @@ export type ProblemCode =
   | 'header-fields-too-large'
   | 'rate-limited'
   | 'store-unavailable'
-  | 'internal-error';
+  | 'internal-error'
+  | 'event-id-unavailable'
+  | 'slow-consumer';
 
 export interface ProblemKind {
   readonly status: number;
@@ -40,10 +42,14 @@ export const PROBLEMS: Readonly<Record<ProblemCode, ProblemKind>> = {
   'payload-too-large': { status: 413, title: 'Request body too large' },
   'uri-too-long': { status: 414, title: 'URI too long' },
   'unsupported-media-type': { status: 415, title: 'Unsupported media type' },
+  // The two stream codes travel in an `event: error` of a started stream (http/stream/): the
+  // status is the problem's kind, not the response's (which was already 200).
+  'event-id-unavailable': { status: 410, title: 'Event id not available' },
   'rate-limited': { status: 429, title: 'Too many requests' },
   'header-fields-too-large': { status: 431, title: 'Request header fields too large' },
   'internal-error': { status: 500, title: 'Internal error' },
   'store-unavailable': { status: 503, title: 'Market data store unavailable' },
+  'slow-consumer': { status: 503, title: 'Stream closed: the client read too slowly' },
 };
 
 /** Problem types are tag URIs (RFC 9457 3.1.1): stable identifiers, documented in docs/api.md. */

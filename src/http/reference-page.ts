@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { buildOpenApiDocument, type DocumentedOperation, OPENAPI_PATH } from './openapi.js';
+import { buildOpenApiDocument, type DocumentedOperation, type ExtraPaths, OPENAPI_PATH } from './openapi.js';
 
 /**
  * The OpenAPI document and the interactive reference page (Swagger UI), both public: they
@@ -114,12 +114,13 @@ function sendStatic(reply: FastifyReply, type: string, body: string | Buffer): F
 export function registerDocumentation(
   app: FastifyInstance,
   operations: readonly DocumentedOperation[],
+  extra?: ExtraPaths,
 ): string[] {
   // Built on first request: most apps (tests) never serve it.
   let document: Asset | undefined;
   app.get(OPENAPI_PATH, (request, reply) => {
     if (document === undefined) {
-      const body = Buffer.from(JSON.stringify(buildOpenApiDocument(operations)));
+      const body = Buffer.from(JSON.stringify(buildOpenApiDocument(operations, extra)));
       document = { body, gzip: gzipSync(body) };
     }
     reply.header('cache-control', 'no-cache').header('vary', 'Accept, Accept-Encoding');

@@ -182,6 +182,18 @@ export function describeMarketStore(
         expect(await collect(store.events.lines({ date: D2 }))).toEqual(dayTwo().map((event) => event.line));
       });
 
+      it('pages one date after a seq, in seq order, whatever the arrival order', async () => {
+        await store.writer.append([...dayTwo()].reverse());
+        await store.writer.append(dayOne());
+        const two = dayTwo().map((event) => ({ seq: event.seq, line: event.line }));
+        expect(await store.events.after({ date: D2, seq: 0, limit: 1_000 })).toEqual(two);
+        const first = two[0]?.seq ?? 0;
+        expect(await store.events.after({ date: D2, seq: first, limit: 2 })).toEqual(two.slice(1, 3));
+        const last = two.at(-1)?.seq ?? 0;
+        expect(await store.events.after({ date: D2, seq: last, limit: 10 })).toEqual([]);
+        expect(await store.events.after({ date: '20991231', seq: 0, limit: 10 })).toEqual([]);
+      });
+
       it('derives the same views in any arrival order', async () => {
         await store.writer.append([...dayOne()].reverse());
         await store.writer.append([...dayTwo()].reverse());

@@ -332,10 +332,22 @@ export interface WriteBatch {
   rollback(): Promise<void>;
 }
 
-/** The stored event stream itself, for export and round trips. */
+/** One stored event of a date: its seq and its canonical line. */
+export interface StoredEvent {
+  readonly seq: number;
+  readonly line: string;
+}
+
+/** The stored event stream itself, for export, round trips and the live stream. */
 export interface EventLog {
   /** Canonical lines ordered by date then seq; one date when given. Lazy: for big exports. */
   lines(query?: { date?: string }): AsyncIterable<string>;
+  /**
+   * At most `limit` events of one date whose seq is above `seq`, in seq order: the pages the
+   * event stream (http/stream/) reads to catch up and to follow commits. (date, seq) is the
+   * stream's event id, so a client resumes exactly after the last event it received.
+   */
+  after(query: { date: string; seq: number; limit: number }): Promise<StoredEvent[]>;
 }
 
 /** What a committed append changed: the new version and the dates it touched. */

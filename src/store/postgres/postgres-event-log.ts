@@ -13,6 +13,17 @@ const PAGE = 5_000;
  */
 export function createPostgresEventLog(pool: pg.Pool): EventLog {
   return {
+    // One page of one date by its key (date, seq): what the event stream reads (http/stream/).
+    async after(query) {
+      const result = await pool.query({
+        name: 'events-after',
+        text: 'SELECT seq, line FROM events WHERE date = $1 AND seq > $2 ORDER BY seq LIMIT $3',
+        values: [dateToInt(query.date), query.seq, query.limit],
+        rowMode: 'array',
+      });
+      // seq is a bigint column (text from the driver); the feed keeps it within 1,000,000.
+      return (result.rows as [string | number, string][]).map(([seq, line]) => ({ seq: Number(seq), line }));
+    },
     async *lines(query) {
       const client = await checkOut(pool);
       let released = false;

@@ -70,5 +70,6 @@ export function promisedEventLog(sync: Synchronous<EventLog>): EventLog {
         yield* sync.lines(query);
       })();
     },
+    after: settle((query) => sync.after(query)),
   };
 }

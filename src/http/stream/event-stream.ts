@@ -1,0 +1,228 @@
+import type { ServerResponse } from 'node:http';
+import type { StreamMetrics } from '../metrics.js';
+import { type Problem, problemBody } from '../problems.js';
+import { comparePositions, type StreamPosition } from './event-id.js';
+import { sseComment, sseEvent, sseRetry } from './sse.js';
+import type { Batch, LiveSubscriber, StreamHub } from './stream-hub.js';
+import { isSelected, type MarketSelection, PublicationTracker, type StreamItem } from './stream-items.js';
+import { readPage, type StreamSource } from './stream-source.js';
+
+export interface StreamSettings {
+  /** Bytes a client may leave unread before its stream is closed (slow-consumer). */
+  readonly queueBytes: number;
+  readonly heartbeatMs: number;
+  /** The `retry:` hint on shutdown and on a store failure. */
+  readonly retryMs: number;
+  /** Events per store read. */
+  readonly pageSize: number;
+}
+
+/** Market data of a selection, or the end-of-day publications. */
+export type StreamContent =
+  | { readonly kind: 'market'; readonly selection: MarketSelection }
+  | { readonly kind: 'publications' };
+
+export interface StreamStart {
+  /** Where reading starts. */
+  readonly cursor: StreamPosition;
+  /** Only events after this are sent (a resumed stream); publications read the day from its start to know what was announced. */
+  readonly after?: StreamPosition;
+  /** Only events of `fromDate` at or after this time are sent (`from=HHmmss`). */
+  readonly from?: { readonly date: string; readonly time: string };
+}
+
+/** After a slow consumer's final event, how long the socket may take to flush it before it is cut. */
+const FLUSH_GRACE_MS = 2_000;
+
+/**
+ * One open event stream. It first catches up from the store page by page, paced by the client
+ * (it waits for the socket to drain), then joins the hub for live events. Live events are never
+ * held back for a slow client: once more than `queueBytes` wait unread (checked after each
+ * commit's batch, so at most one batch more), the stream ends with an `error` event
+ * (slow-consumer), so a stalled reader costs a bounded amount of memory.
+ */
+export class EventStream implements LiveSubscriber {
+  #cursor: StreamPosition;
+  readonly #after: StreamPosition | undefined;
+  readonly #from: StreamStart['from'];
+  readonly #publications: PublicationTracker | undefined;
+  #live = false;
+  #closed = false;
+  #heartbeat: NodeJS.Timeout | undefined;
+  #drained: (() => void) | undefined;
+
+  constructor(
+    private readonly response: ServerResponse,
+    private readonly source: StreamSource,
+    private readonly hub: StreamHub,
+    private readonly content: StreamContent,
+    start: StreamStart,
+    private readonly settings: StreamSettings,
+    private readonly metrics: StreamMetrics,
+    private readonly onEnd: () => void,
+    /** Logs why the store failed under the stream (the client sees only a problem). */
+    private readonly logFailure: (error: unknown) => void,
+  ) {
+    this.#cursor = start.cursor;
+    this.#after = start.after;
+    this.#from = start.from;
+    this.#publications = content.kind === 'publications' ? new PublicationTracker() : undefined;
+  }
+
+  get cursor(): StreamPosition {
+    return this.#cursor;
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Headers are written; now the events, until the client leaves or the stream is closed. */
+  open(): void {
+    this.metrics.opened();
+    this.response.on('close', () => this.#end());
+    this.response.on('drain', () => this.#drained?.());
+    this.#heartbeat = setInterval(() => {
+      this.#write(sseComment('heartbeat'));
+      if (this.#live) this.#checkQueue();
+    }, this.settings.heartbeatMs);
+    this.#heartbeat.unref();
+    void this.#catchUp();
+  }
+
+  /** Ends the stream with a final event (or hint): an error, or the shutdown's `retry:`. */
+  close(final: string): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.hub.leave(this);
+    if (!this.response.writableEnded) this.response.end(final);
+    // A client that does not read never lets the final bytes go: cut it after a moment.
+    setTimeout(() => this.response.destroy(), FLUSH_GRACE_MS).unref();
+    this.#drained?.();
+  }
+
+  /** Ends the stream with a problem in an `error` event. */
+  closeWithProblem(problem: Problem, retryMs?: number): void {
+    const hint = retryMs === undefined ? '' : sseRetry(retryMs);
+    this.close(hint + sseEvent({ event: 'error', data: problemBody(problem) }));
+  }
+
+  deliver(batch: Batch): void {
+    if (!this.#live || this.#closed) return;
+    if (comparePositions(batch.after, this.#cursor) > 0) {
+      // The batch does not follow on from what this stream has: read the gap from the store.
+      this.#live = false;
+      this.hub.leave(this);
+      void this.#catchUp();
+      return;
+    }
+    this.#take(batch.items);
+  }
+
+  fail(error: unknown): void {
+    if (this.#closed) return;
+    this.logFailure(error);
+    this.closeWithProblem(
+      { code: 'store-unavailable', detail: 'the market data store is unavailable; reconnect to resume' },
+      this.settings.retryMs,
+    );
+  }
+
+  async #catchUp(): Promise<void> {
+    try {
+      while (!this.#closed) {
+        const page = await readPage(this.source, this.#cursor, this.settings.pageSize);
+        if (this.#closed) return;
+        if (page.items.length === 0) {
+          this.#cursor = page.end;
+          if (this.hub.join(this)) {
+            this.#live = true;
+            return;
+          }
+          continue;
+        }
+        this.#send(page.items);
+        if (this.response.writableNeedDrain) await this.#drain();
+      }
+    } catch (error) {
+      this.fail(error);
+    }
+  }
+
+  /** Live events: written at once; a client too far behind is let go. */
+  #take(items: readonly StreamItem[]): void {
+    this.#send(items);
+    this.#checkQueue();
+  }
+
+  /**
+   * Writes the frames of the items this stream sends, in one write: a thousand streams each
+   * writing every event on its own would spend the server on write calls.
+   */
+  #send(items: readonly StreamItem[]): void {
+    let text = '';
+    let count = 0;
+    for (const item of items) {
+      const frame = this.#frameToSend(item);
+      if (frame === null) continue;
+      text += frame;
+      count += 1;
+    }
+    if (count === 0) return;
+    this.#write(text);
+    this.metrics.sent(count);
+  }
+
+  /** Moves the cursor past the item; its frame when this stream sends it. */
+  #frameToSend(item: StreamItem): string | null {
+    if (comparePositions(item, this.#cursor) <= 0) return null;
+    this.#cursor = item;
+    const frame = this.#frameOf(item);
+    if (frame === null) return null;
+    if (this.#after !== undefined && comparePositions(item, this.#after) <= 0) return null;
+    if (this.#from !== undefined && item.date === this.#from.date && item.event.time < this.#from.time) {
+      return null;
+    }
+    return frame;
+  }
+
+  #frameOf(item: StreamItem): string | null {
+    const { content } = this;
+    if (content.kind === 'market') return isSelected(content.selection, item.event) ? item.frame() : null;
+    // Every event goes through the tracker, sent or not: it must know what was announced before.
+    return this.#publications?.frameOf(item) ?? null;
+  }
+
+  #write(text: string): void {
+    if (this.#closed) return;
+    this.response.write(text);
+  }
+
+  #checkQueue(): void {
+    if (this.#closed || this.response.writableLength <= this.settings.queueBytes) return;
+    this.metrics.dropped();
+    this.closeWithProblem({
+      code: 'slow-consumer',
+      detail: `more than ${this.settings.queueBytes} bytes of events were waiting unread; reconnect with Last-Event-ID to resume`,
+    });
+  }
+
+  #drain(): Promise<void> {
+    return new Promise((resolve) => {
+      this.#drained = () => {
+        this.#drained = undefined;
+        resolve();
+      };
+    });
+  }
+
+  /** The connection closed (either side): release everything. */
+  #end(): void {
+    this.#closed = true;
+    this.hub.leave(this);
+    clearInterval(this.#heartbeat);
+    this.#drained?.();
+    this.metrics.closed();
+    this.onEnd();
+  }
+}

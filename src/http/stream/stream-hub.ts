@@ -1,0 +1,99 @@
+import { comparePositions, type StreamPosition } from './event-id.js';
+import type { StreamItem } from './stream-items.js';
+import { readPage, type StreamSource } from './stream-source.js';
+
+/** New events as the hub read them: everything committed after `after`, in stream order. */
+export interface Batch {
+  readonly after: StreamPosition;
+  readonly items: readonly StreamItem[];
+}
+
+/** A stream that has caught up with the store and now takes its events from the hub. */
+export interface LiveSubscriber {
+  /** The position of the last event the stream has taken (delivered or not, by its selection). */
+  readonly cursor: StreamPosition;
+  deliver(batch: Batch): void;
+  /** The store failed under the hub: the stream ends (the client resumes from its last id). */
+  fail(error: unknown): void;
+}
+
+/**
+ * Follows the store's commits for every caught-up stream at once: on each commit notice it reads
+ * the new events once, parses them once, and hands the batch to each subscriber, so a thousand
+ * streams cost one read per commit, not a thousand. A stream catches up from the store on its
+ * own (event-stream.ts) and joins when it has read everything; the batch's `after` tells it
+ * whether the batch follows on from its cursor (else it reads the gap itself).
+ */
+export class StreamHub {
+  readonly #subscribers = new Set<LiveSubscriber>();
+  #head: StreamPosition | undefined;
+  #reading = false;
+  #again = false;
+
+  constructor(
+    private readonly source: StreamSource,
+    private readonly pageSize: number,
+  ) {}
+
+  /** Up to where the hub has read: a joining stream behind it has more to read first. */
+  get head(): StreamPosition | undefined {
+    return this.#head;
+  }
+
+  /**
+   * Adds a caught-up stream. Returns false (and adds nothing) when the hub has already read past
+   * the stream's cursor: the stream reads again, and no commit falls between reading and joining.
+   */
+  join(subscriber: LiveSubscriber): boolean {
+    const head = this.#head;
+    if (head !== undefined && comparePositions(head, subscriber.cursor) > 0) return false;
+    // A hub nobody listened to may hold an old head: start from the newcomer's, which is current.
+    if (head === undefined || (this.#subscribers.size === 0 && !this.#reading))
+      this.#head = subscriber.cursor;
+    this.#subscribers.add(subscriber);
+    return true;
+  }
+
+  leave(subscriber: LiveSubscriber): void {
+    this.#subscribers.delete(subscriber);
+  }
+
+  get size(): number {
+    return this.#subscribers.size;
+  }
+
+  /** A commit notice: read what is new (once, however many notices arrive meanwhile). */
+  committed(): void {
+    if (this.#subscribers.size === 0) return;
+    if (this.#reading) {
+      this.#again = true;
+      return;
+    }
+    void this.#read();
+  }
+
+  async #read(): Promise<void> {
+    this.#reading = true;
+    try {
+      do {
+        this.#again = false;
+        for (;;) {
+          const after = this.#head;
+          if (after === undefined || this.#subscribers.size === 0) break;
+          const page = await readPage(this.source, after, this.pageSize);
+          this.#head = page.end;
+          if (page.items.length === 0) break;
+          const batch: Batch = { after, items: page.items };
+          for (const subscriber of [...this.#subscribers]) subscriber.deliver(batch);
+        }
+      } while (this.#again);
+    } catch (error) {
+      const failed = [...this.#subscribers];
+      this.#subscribers.clear();
+      this.#head = undefined;
+      for (const subscriber of failed) subscriber.fail(error);
+    } finally {
+      this.#reading = false;
+    }
+  }
+}
