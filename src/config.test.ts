@@ -39,6 +39,32 @@ describe('config', () => {
     expect(Object.isFrozen(config)).toBe(true);
   });
 
+  it('reads the shared rate-limit settings; a bad Redis URL is refused without echoing it (it may hold a password)', () => {
+    expect(loadConfig({})).toMatchObject({
+      redis: undefined,
+      redisKeyPrefix: 'gridquote',
+      redisUnavailable: 'allow',
+    });
+    expect(
+      loadConfig(
+        { GRIDQUOTE_REDIS_URL: 'redis://:pw@cache:6379/2', GRIDQUOTE_REDIS_UNAVAILABLE: 'refuse' },
+        { redisKeyPrefix: 'prod-au' },
+      ),
+    ).toMatchObject({
+      redis: 'redis://:pw@cache:6379/2',
+      redisKeyPrefix: 'prod-au',
+      redisUnavailable: 'refuse',
+    });
+    const problems = problemsOf({
+      GRIDQUOTE_REDIS_URL: 'http://user:secret@cache',
+      GRIDQUOTE_REDIS_UNAVAILABLE: 'maybe',
+      GRIDQUOTE_REDIS_KEY_PREFIX: 'a b',
+    });
+    expect(problems).toHaveLength(3);
+    expect(problems.join('\n')).not.toContain('secret');
+    expect(problems[0]).toMatch(/^GRIDQUOTE_REDIS_URL must be a redis:\/\/ or rediss:\/\/ URL/);
+  });
+
   it('reads every setting from its env var', () => {
     expect(
       loadConfig({

@@ -1,4 +1,5 @@
 import { DEFAULT_HTTP_LIMITS } from './http/limits.js';
+import { REDIS_UNAVAILABLE_POLICIES, type RedisUnavailablePolicy } from './http/rate-limit.js';
 
 /**
  * Every setting of the server, from the environment and command-line flags: the only module
@@ -115,6 +116,38 @@ export const SETTINGS = {
       '(prefer the env var: a flag shows in process listings)',
     fallback: undefined as string | undefined,
     parse: secretToken,
+  },
+  redis: {
+    env: 'GRIDQUOTE_REDIS_URL',
+    placeholder: 'url',
+    description:
+      'redis:// URL: rate-limit counters shared by every server given the same Redis and key prefix; unset, counted in this process',
+    fallback: undefined as string | undefined,
+    parse: (text): Parsed<string> =>
+      /^rediss?:\/\/\S+$/.test(text)
+        ? { value: text }
+        : { problem: 'must be a redis:// or rediss:// URL (the value is not shown: it may hold a password)' },
+  },
+  redisKeyPrefix: {
+    env: 'GRIDQUOTE_REDIS_KEY_PREFIX',
+    placeholder: 'prefix',
+    description: 'prefix of the rate-limit keys in Redis: one per deployment sharing a Redis',
+    fallback: 'gridquote',
+    parse: (text): Parsed<string> =>
+      /^[A-Za-z0-9_.:-]{1,64}$/.test(text)
+        ? { value: text }
+        : { problem: `must be 1..64 letters, digits, '_', '.', ':' or '-', got ${JSON.stringify(text)}` },
+  },
+  redisUnavailable: {
+    env: 'GRIDQUOTE_REDIS_UNAVAILABLE',
+    placeholder: 'policy',
+    description:
+      'while Redis is unreachable: allow (count in this process alone, metric gridquote_rate_limit_fallback_total) or refuse (503 with Retry-After)',
+    fallback: 'allow' as RedisUnavailablePolicy,
+    parse: (text): Parsed<RedisUnavailablePolicy> =>
+      (REDIS_UNAVAILABLE_POLICIES as readonly string[]).includes(text)
+        ? { value: text as RedisUnavailablePolicy }
+        : { problem: `must be one of ${REDIS_UNAVAILABLE_POLICIES.join(', ')}, got ${JSON.stringify(text)}` },
   },
   streamsPerKey: {
     env: 'GRIDQUOTE_STREAMS_PER_KEY',
@@ -301,6 +334,18 @@ export function loadClientSettings(
  */
 export function testPostgresUrl(): string | undefined {
   const url = process.env.GRIDQUOTE_TEST_PG_URL;
+  return url === undefined || url === '' ? undefined : url;
+}
+
+/** The NATS server tests may use (GRIDQUOTE_TEST_NATS_URL); undefined skips those tests. */
+export function testNatsUrl(): string | undefined {
+  const url = process.env.GRIDQUOTE_TEST_NATS_URL;
+  return url === undefined || url === '' ? undefined : url;
+}
+
+/** The Redis server tests may use (GRIDQUOTE_TEST_REDIS_URL); undefined skips those tests. */
+export function testRedisUrl(): string | undefined {
+  const url = process.env.GRIDQUOTE_TEST_REDIS_URL;
   return url === undefined || url === '' ? undefined : url;
 }
 

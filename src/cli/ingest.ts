@@ -1,35 +1,81 @@
 import type { Command } from 'commander';
 import { ingestFile } from '../ingest/ingest-file.js';
+import { DEFAULT_ACK_WAIT_MS, DEFAULT_BATCH_SIZE, DEFAULT_DURABLE } from '../ingest/nats/nats-ingest.js';
 import { CliError, type CliIo, PROCESS_IO, requireStore, storeOption, withStore } from './cli-io.js';
+import { runStreamIngest, type StreamIngestFlags } from './ingest-stream.js';
 import { createProgress } from './progress.js';
+import { addStreamFlags, parseNatsUrl, parseWhole } from './stream-flags.js';
 
 export function registerIngest(program: Command, io: CliIo = PROCESS_IO): Command {
-  return program
+  const command = program
     .command('ingest')
-    .description('load an NDJSON event feed (docs/feed-format.md) into a store, all or nothing')
+    .description(
+      'load an NDJSON event feed (docs/feed-format.md) into a store, all or nothing; or consume the feed stream',
+    )
     .addOption(storeOption('the store: a SQLite file (created when missing) or a postgres:// URL'))
-    .argument('<feed>', "NDJSON file, or '-' for standard input")
+    .argument('[feed]', "NDJSON file, or '-' for standard input")
+    .option(
+      '--from <url>',
+      'instead of a file: consume the feed stream of this NATS server, nats://host:port',
+      parseNatsUrl,
+    )
+    .option('--durable <name>', 'with --from: durable consumer name', DEFAULT_DURABLE)
+    .option(
+      '--batch-size <n>',
+      'with --from: most messages per transaction',
+      parseWhole('messages', 1, 65_536),
+      DEFAULT_BATCH_SIZE,
+    )
+    .option(
+      '--ack-wait-ms <ms>',
+      'with --from: unacknowledged messages are redelivered after this (set when the consumer is created)',
+      parseWhole('milliseconds', 500, 3_600_000),
+      DEFAULT_ACK_WAIT_MS,
+    )
+    .option(
+      '--metrics-port <n>',
+      'with --from: serve Prometheus metrics on 127.0.0.1:<n>/metrics (0: any free port)',
+      parseWhole('a port', 0, 65_535),
+    );
+  return addStreamFlags(command)
     .addHelpText(
       'after',
-      '\nThe whole input is one transaction: an invalid line or an event that contradicts a stored one\n' +
+      '\nA file: the whole input is one transaction: an invalid line or an event that contradicts a stored one\n' +
         'rejects all of it (up to 20 errors are listed) and the store is left as it was. Events\n' +
-        'already stored with identical content are skipped, so a feed can be loaded again safely.',
+        'already stored with identical content are skipped, so a feed can be loaded again safely.\n' +
+        '\n--from: runs until SIGTERM/SIGINT, one transaction per batch, each message acknowledged\n' +
+        'after its commit; an invalid message is refused (terminated) with one log line. See\n' +
+        'docs/operations.md, "Deployment: beyond one machine".',
     )
-    .action(async (feed: string, flags: { db?: string }) => {
-      const db = requireStore('ingest', flags.db);
-      const progress = createProgress(io.stderr);
-      const label = feed === '-' ? 'standard input' : feed;
-      const result = await withStore(io, db, { access: 'write', create: true }, (store) =>
-        ingestFile(store.writer, feed, {
-          stdin: io.stdin,
-          onProgress: (lines) => progress.update(`ingesting ${label}: ${lines} lines read`),
-        }).catch((error: unknown) => {
-          if (isMissingFile(error)) throw new CliError(`cannot read ${feed}: no such file`);
-          throw error;
-        }),
-      ).finally(() => progress.done());
-      io.stderr.write(`ingested ${label}: ${result.added} events added, ${result.skipped} already stored\n`);
-    });
+    .action(
+      async (
+        feed: string | undefined,
+        flags: Omit<StreamIngestFlags, 'db' | 'from'> & { db?: string; from?: string },
+      ) => {
+        const db = requireStore('ingest', flags.db);
+        if (flags.from !== undefined) {
+          if (feed !== undefined) throw new CliError('ingest takes a FEED file or --from, not both');
+          await runStreamIngest(io, { ...flags, db, from: flags.from });
+          return;
+        }
+        if (feed === undefined)
+          throw new CliError('ingest needs a FEED file, - for standard input, or --from nats://...');
+        const progress = createProgress(io.stderr);
+        const label = feed === '-' ? 'standard input' : feed;
+        const result = await withStore(io, db, { access: 'write', create: true }, (store) =>
+          ingestFile(store.writer, feed, {
+            stdin: io.stdin,
+            onProgress: (lines) => progress.update(`ingesting ${label}: ${lines} lines read`),
+          }).catch((error: unknown) => {
+            if (isMissingFile(error)) throw new CliError(`cannot read ${feed}: no such file`);
+            throw error;
+          }),
+        ).finally(() => progress.done());
+        io.stderr.write(
+          `ingested ${label}: ${result.added} events added, ${result.skipped} already stored\n`,
+        );
+      },
+    );
 }
 
 function isMissingFile(error: unknown): boolean {

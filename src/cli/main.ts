@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { registerDemo } from './demo.js';
 import { registerExport } from './export.js';
+import { registerFeed } from './feed.js';
 import { registerGet } from './get.js';
 import { registerIngest } from './ingest.js';
 import { registerKeys } from './keys.js';
@@ -12,6 +13,7 @@ import { registerServe } from './serve.js';
 const program = createProgram();
 registerSeed(program);
 registerIngest(program);
+registerFeed(program);
 registerExport(program);
 registerServe(program);
 registerKeys(program);

@@ -14,6 +14,7 @@ import {
 import type { ExchangeClock } from '../domain/exchange-clock.js';
 import { type AppOptions, buildApp } from '../http/app.js';
 import type { HttpLimits } from '../http/limits.js';
+import { createRedisRateLimitStore, type RedisRateLimitOptions } from '../http/rate-limit-redis.js';
 import { describeLocation, openStore, sqlitePath, storeKind } from '../store/open-store.js';
 import type { MarketStore } from '../store/store.js';
 import { type CliIo, PROCESS_IO } from './cli-io.js';
@@ -36,6 +37,8 @@ export interface ServerOptions {
   readonly shutdownGraceMs?: number;
   /** Opens GET /metrics to any client sending it; without one only loopback clients may scrape. */
   readonly metricsToken?: string;
+  /** Rate-limit counters shared in Redis with the other replicas; in this process when omitted. */
+  readonly redis?: Omit<RedisRateLimitOptions, 'log'>;
   /** Event stream settings (per-key cap, queue bound, token secret); the app's defaults when omitted. */
   readonly streams?: AppOptions['streams'];
   /** PostgreSQL only: read connections at most, and the read statement timeout. */
@@ -75,6 +78,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       : { statementTimeoutMs: options.pgStatementTimeoutMs }),
   });
   const logLevel = options.logLevel ?? 'info';
+  let log: (line: string) => void = () => {};
+  const limits = options.redis && createRedisRateLimitStore({ ...options.redis, log: (line) => log(line) });
   const app = buildApp({
     reader: store.reader,
     keys: store.keys,
@@ -82,12 +87,14 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     logger: logLevel === false ? false : { level: logLevel },
     ...(options.limits ? { limits: options.limits } : {}),
     ...(options.metricsToken === undefined ? {} : { metricsToken: options.metricsToken }),
+    ...(limits ? { rateLimitStore: limits.factory } : {}),
     // Commits, of this process (the demo's live feed) or another (an ingest), reach the app: metrics,
     // cache, event streams.
     onAppend: (listener) => store.onAppend(listener),
     events: store.events,
     ...(options.streams ? { streams: options.streams } : {}),
   });
+  log = (line) => app.log.warn(line);
   const graceMs = options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS;
   try {
     const url = await app.listen({ port: options.port, host: options.host });
@@ -101,12 +108,14 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         } finally {
           // Only now: a request still being answered must not find the store closed.
           await store.close();
+          await limits?.close();
         }
       },
     };
   } catch (error) {
     await app.close();
     await store.close();
+    await limits?.close();
     throw error;
   }
 }
@@ -137,6 +146,15 @@ export function registerServe(program: Command, io: CliIo = PROCESS_IO): Command
       limits: config,
       shutdownGraceMs: config.shutdownGraceMs,
       metricsToken: config.metricsToken,
+      ...(config.redis === undefined
+        ? {}
+        : {
+            redis: {
+              url: config.redis,
+              keyPrefix: config.redisKeyPrefix,
+              unavailable: config.redisUnavailable,
+            },
+          }),
       streams: streamSettings(config),
       pgPoolMax: config.pgPoolMax,
       pgStatementTimeoutMs: config.pgStatementTimeoutMs,

@@ -115,15 +115,20 @@ export function buildApp(options: AppOptions): FastifyInstance {
   const reader = guardStore(options.reader);
   const clock = options.clock ?? wallClock;
   const versions = new DataVersions(options.onAppend !== undefined);
+  const metrics = createMetrics({ reader, clock });
   const deps: RouteDependencies = {
     reader,
     keys: guardStore(options.keys),
     versions,
     clock,
-    rateLimiter: createRateLimiter({ limits: options.rateLimits, store: options.rateLimitStore }),
+    rateLimiter: createRateLimiter({
+      limits: options.rateLimits,
+      store: options.rateLimitStore,
+      onFallback: () => metrics.rateLimitFallback(),
+    }),
     // Without commit notices a cached answer could never be known stale: no cache then.
     cache: versions.live ? createResponseCache(options.cacheBytes) : undefined,
-    metrics: createMetrics({ reader, clock }),
+    metrics,
   };
   const observability = createObservability({ metrics: deps.metrics, logging: Boolean(options.logger) });
   const app = Fastify({

@@ -25,6 +25,8 @@ export interface Metrics {
   /** The response cache (answer.ts) found a valid answer, or had to compute one. */
   cacheHit(): void;
   cacheMiss(): void;
+  /** A request counted by this process alone because the shared rate-limit store (Redis) was unreachable. */
+  rateLimitFallback(): void;
   /** A store.onAppend notice: events stored by this process or another writing to the store. */
   appended(notice: AppendNotice): void;
   /** The event streams of GET /api/stream (http/stream/). */
@@ -72,6 +74,11 @@ export function createMetrics(sources: MetricsSources): Metrics {
   const cacheMisses = new Counter({
     name: 'gridquote_response_cache_misses_total',
     help: 'Answers the response cache did not hold (computed by a query).',
+    registers,
+  });
+  const rateLimitFallbacks = new Counter({
+    name: 'gridquote_rate_limit_fallback_total',
+    help: 'Rate-limit checks made in this process alone because Redis was unreachable (GRIDQUOTE_REDIS_UNAVAILABLE=allow).',
     registers,
   });
   const ingested = new Counter({
@@ -157,6 +164,7 @@ export function createMetrics(sources: MetricsSources): Metrics {
     },
     cacheHit: () => cacheHits.inc(),
     cacheMiss: () => cacheMisses.inc(),
+    rateLimitFallback: () => rateLimitFallbacks.inc(),
     appended(notice) {
       ingested.inc(notice.added);
       newest = undefined;

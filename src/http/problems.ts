@@ -19,6 +19,7 @@ export type ProblemCode =
   | 'header-fields-too-large'
   | 'rate-limited'
   | 'store-unavailable'
+  | 'rate-limiter-unavailable'
   | 'internal-error'
   | 'event-id-unavailable'
   | 'slow-consumer';
@@ -49,6 +50,7 @@ export const PROBLEMS: Readonly<Record<ProblemCode, ProblemKind>> = {
   'header-fields-too-large': { status: 431, title: 'Request header fields too large' },
   'internal-error': { status: 500, title: 'Internal error' },
   'store-unavailable': { status: 503, title: 'Market data store unavailable' },
+  'rate-limiter-unavailable': { status: 503, title: 'Rate limiting unavailable' },
   'slow-consumer': { status: 503, title: 'Stream closed: the client read too slowly' },
 };
 

@@ -26,6 +26,8 @@ export const DEFAULT_RATE_LIMIT: RateLimit = { perSecond: 10, perMinute: 60 };
 export interface WindowCount {
   readonly consumedPoints: number;
   readonly msBeforeNext: number;
+  /** Counted by this process alone: the shared store was unreachable (rate-limit-redis.ts). */
+  readonly fallback?: boolean;
 }
 
 /**
@@ -45,6 +47,10 @@ export interface RateLimitWindow {
 }
 
 export type RateLimitStoreFactory = (window: RateLimitWindow) => RateLimitStore;
+
+/** What a request meets while a shared store (Redis, rate-limit-redis.ts) cannot be reached. */
+export type RedisUnavailablePolicy = 'refuse' | 'allow';
+export const REDIS_UNAVAILABLE_POLICIES: readonly RedisUnavailablePolicy[] = ['refuse', 'allow'];
 
 /**
  * The limiter never refuses by itself (its points are unbounded): we compare the count with the
@@ -72,7 +78,12 @@ export interface RateLimiter {
 }
 
 export function createRateLimiter(
-  options: { readonly limits?: RateLimitOptions; readonly store?: RateLimitStoreFactory } = {},
+  options: {
+    readonly limits?: RateLimitOptions;
+    readonly store?: RateLimitStoreFactory;
+    /** Called per request counted by this process alone (WindowCount.fallback): a metric. */
+    readonly onFallback?: () => void;
+  } = {},
 ): RateLimiter {
   const levels: RateLimits = {
     historical: { ...DEFAULT_RATE_LIMIT, ...options.limits?.historical },
@@ -115,6 +126,7 @@ export function createRateLimiter(
       let reportedRemaining = Number.POSITIVE_INFINITY;
       let reportedReset = 0;
       let over = false;
+      let fellBack = false;
       for (let i = 0; i < WINDOWS.length; i++) {
         const window = WINDOWS[i];
         const store = stores[i];
@@ -122,6 +134,7 @@ export function createRateLimiter(
         const limit = window.field === 'perSecond' ? perSecond : perMinute;
         if (limit === 0) continue;
         const count = await store.consume(key.id);
+        if (count.fallback === true) fellBack = true;
         const remaining = Math.max(0, limit - count.consumedPoints);
         // A reset under a second away still reads as 1: 0 would invite an immediate retry.
         const reset = Math.max(1, Math.ceil(count.msBeforeNext / 1000));
@@ -136,6 +149,7 @@ export function createRateLimiter(
           break;
         }
       }
+      if (fellBack) options.onFallback?.();
       reply.header('ratelimit-policy', policyOf(perSecond, perMinute));
       reply.header('ratelimit', `"${reported}";r=${reportedRemaining};t=${reportedReset}`);
       if (over) {

@@ -94,7 +94,7 @@ export async function ingestLines(
   }
 }
 
-type ParsedLine =
+export type ParsedLine =
   | { readonly ok: true; readonly event: ValidatedEvent }
   | { readonly ok: false; readonly line: number; readonly reason: string };
 
@@ -103,7 +103,7 @@ type ParsedLine =
  * its number: validation bounds every amount (domain/limits.ts), so an error thrown here is a
  * fault of ours, but the operator still learns which line met it.
  */
-function parseLine(text: string, lineNumber: number): ParsedLine {
+export function parseLine(text: string, lineNumber: number): ParsedLine {
   try {
     const parsed = parseFeedLine(text, lineNumber);
     if (!parsed.ok) return parsed;

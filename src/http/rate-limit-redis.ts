@@ -1,0 +1,102 @@
+import { Redis } from 'ioredis';
+import { RateLimiterRedis } from 'rate-limiter-flexible';
+import { HttpProblem } from './problems.js';
+import {
+  memoryRateLimitStore,
+  type RateLimitStore,
+  type RateLimitStoreFactory,
+  type RedisUnavailablePolicy,
+  type WindowCount,
+} from './rate-limit.js';
+
+/**
+ * Rate-limit counters shared in Redis (docs/operations.md, "Deployment: beyond one machine"):
+ * every server process given the same Redis and key prefix counts a key's requests in the same
+ * fixed windows, so a burst spread over replicas is held to the key's limit as on one process.
+ */
+
+export interface RedisRateLimitOptions {
+  /** redis:// or rediss:// URL (it may hold a password: never logged). */
+  readonly url: string;
+  /** Prefix of every counter key: one per deployment sharing a Redis. */
+  readonly keyPrefix: string;
+  /**
+   * `allow`: count in this process alone (each replica then holds a key to its limit by itself)
+   * and report the fallback; `refuse`: answer 503 with Retry-After until Redis is back.
+   */
+  readonly unavailable: RedisUnavailablePolicy;
+  /** One line when Redis is lost and one when it is back (not per request). */
+  readonly log: (line: string) => void;
+}
+
+export interface RedisRateLimitStore {
+  readonly factory: RateLimitStoreFactory;
+  close(): Promise<void>;
+}
+
+/** A command Redis does not answer within this fails, so a hung Redis never holds a request. */
+const COMMAND_TIMEOUT_MS = 250;
+/** Retry-After of a refusal: ioredis reconnects within about this. */
+const RETRY_AFTER_SECONDS = 1;
+
+export function createRedisRateLimitStore(options: RedisRateLimitOptions): RedisRateLimitStore {
+  const client = new Redis(options.url, {
+    // Fail at once while disconnected instead of queueing requests behind a reconnect.
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    commandTimeout: COMMAND_TIMEOUT_MS,
+    connectTimeout: 1000,
+    retryStrategy: (attempt) => Math.min(attempt * 100, 1000),
+  });
+  let lost = false;
+  const reportLost = (reason: string) => {
+    if (lost) return;
+    lost = true;
+    options.log(
+      `rate limits: Redis unreachable (${reason}); ${options.unavailable === 'allow' ? 'counting in this process alone' : 'refusing limited requests with 503'} until it is back`,
+    );
+  };
+  client.on('error', (error: Error) => reportLost(error.message));
+  client.on('ready', () => {
+    if (lost) options.log('rate limits: Redis reachable again, counters shared');
+    lost = false;
+  });
+
+  const factory: RateLimitStoreFactory = (window) => {
+    const shared = new RateLimiterRedis({
+      storeClient: client,
+      rejectIfRedisNotReady: true,
+      // Never refuses by itself: rate-limit.ts compares the count with the key's own limit.
+      points: Number.MAX_SAFE_INTEGER,
+      duration: window.seconds,
+      keyPrefix: `${options.keyPrefix}:rl:${window.name}`,
+    });
+    const local = memoryRateLimitStore(window);
+    return {
+      async consume(key): Promise<WindowCount> {
+        try {
+          const result = await shared.consume(key);
+          return { consumedPoints: result.consumedPoints, msBeforeNext: result.msBeforeNext };
+        } catch (error) {
+          reportLost(error instanceof Error ? error.message : 'not connected');
+          if (options.unavailable === 'allow') {
+            const count = await local.consume(key);
+            return { consumedPoints: count.consumedPoints, msBeforeNext: count.msBeforeNext, fallback: true };
+          }
+          throw new HttpProblem({
+            code: 'rate-limiter-unavailable',
+            detail: `rate limits cannot be checked now; retry after ${RETRY_AFTER_SECONDS} s`,
+            headers: { 'retry-after': String(RETRY_AFTER_SECONDS) },
+          });
+        }
+      },
+    } satisfies RateLimitStore;
+  };
+
+  return {
+    factory,
+    async close() {
+      client.disconnect();
+    },
+  };
+}
