@@ -12,6 +12,7 @@ const OVER_BOTH_STORES = [
   'src/http/app.test.ts',
   'src/http/answer.test.ts',
   'src/http/live.test.ts',
+  'src/http/stream/stream.test.ts',
   'test/invariants.test.ts',
 ];
 

@@ -195,6 +195,32 @@ describe('storeLocation (every command with --db)', () => {
   });
 });
 
+describe('the CORS origins', () => {
+  it('are read from GRIDQUOTE_CORS_ORIGINS or --cors-origins, and none by default', () => {
+    expect(loadConfig({}).corsOrigins).toBeUndefined();
+    expect(
+      loadConfig({ GRIDQUOTE_CORS_ORIGINS: 'https://dash.example.com, http://localhost:8888' }).corsOrigins,
+    ).toEqual(['https://dash.example.com', 'http://localhost:8888']);
+    expect(loadConfig({}, { corsOrigins: '*' }).corsOrigins).toEqual(['*']);
+  });
+
+  it('refuses what a browser never sends as an origin, naming it', () => {
+    for (const text of [
+      'https://dash.example.com/',
+      'dash.example.com',
+      'ftp://x.example',
+      '*,https://a.example',
+      ' , ',
+    ]) {
+      const [problem] = problemsOf({ GRIDQUOTE_CORS_ORIGINS: text });
+      expect(problem, text).toMatch(/^GRIDQUOTE_CORS_ORIGINS must /);
+    }
+    expect(problemsOf({ GRIDQUOTE_CORS_ORIGINS: 'https://ok.example,http://x.example/path' })[0]).toContain(
+      '"http://x.example/path"',
+    );
+  });
+});
+
 describe('client settings (gridquote get)', () => {
   it('reads GRIDQUOTE_URL and GRIDQUOTE_KEY, a flag overriding each; empty is unset', () => {
     const env = { GRIDQUOTE_URL: 'http://a.example', GRIDQUOTE_KEY: 'gq_000000000000_env' };

@@ -149,6 +149,15 @@ export const SETTINGS = {
         ? { value: text as RedisUnavailablePolicy }
         : { problem: `must be one of ${REDIS_UNAVAILABLE_POLICIES.join(', ')}, got ${JSON.stringify(text)}` },
   },
+  corsOrigins: {
+    env: 'GRIDQUOTE_CORS_ORIGINS',
+    placeholder: 'origins',
+    description:
+      'comma-separated origins whose browser pages may call the API (CORS), e.g. ' +
+      'https://dash.example.com,http://localhost:8888, or * for any; none when unset',
+    fallback: undefined as readonly string[] | undefined,
+    parse: originList,
+  },
   streamsPerKey: {
     env: 'GRIDQUOTE_STREAMS_PER_KEY',
     placeholder: 'n',
@@ -292,6 +301,37 @@ function secretToken(text: string): Parsed<string> {
   return /^[\x21-\x7e]{16,}$/.test(text)
     ? { value: text }
     : { problem: 'must be at least 16 printable ASCII characters without spaces (the value is not shown)' };
+}
+
+/**
+ * Origins as browsers send them in `Origin`: scheme, host and port, nothing more
+ * (`https://dash.example.com:8443`, no path, no trailing slash), or `*` alone.
+ */
+function originList(text: string): Parsed<readonly string[]> {
+  const origins = text
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '');
+  if (origins.length === 0) return { problem: 'must list at least one origin, got an empty value' };
+  if (origins.includes('*') && origins.length > 1) return { problem: 'must be * alone or a list of origins' };
+  const bad = origins.filter((origin) => origin !== '*' && !isOrigin(origin));
+  if (bad.length > 0) {
+    return {
+      problem: `must be origins such as https://dash.example.com (scheme, host, optional port; no path), got ${bad
+        .map((origin) => JSON.stringify(origin))
+        .join(', ')}`,
+    };
+  }
+  return { value: Object.freeze(origins) };
+}
+
+function isOrigin(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === text;
+  } catch {
+    return false;
+  }
 }
 
 function nonEmpty(what: string): (text: string) => Parsed<string> {

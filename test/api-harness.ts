@@ -1,7 +1,8 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
 import { createApiKey } from '../src/http/api-keys.js';
-import { type AppOptions, buildApp } from '../src/http/app.js';
+import { type AppOptions, buildApp, ROUTES } from '../src/http/app.js';
+import { fillExamples, STATIC_EXAMPLE_VALUES } from '../src/http/examples.js';
 import type { AccessLevel } from '../src/query/context.js';
 import { type SeededStore, type SeededStoreOptions, seededTestStore } from './fixtures.js';
 
@@ -174,3 +175,12 @@ export function flattenPutCall(data: unknown): JsonRecord[] {
   const { put, call } = data as { put: JsonRecord[]; call: JsonRecord[] };
   return [...put, ...call].sort((a, b) => (String(a.code) < String(b.code) ? -1 : 1));
 }
+
+/**
+ * A valid request of each operation over the default seeded history, in the order the app
+ * registers them: each route's first documented example (examples.ts).
+ */
+export const OPERATION_URLS: readonly string[] = ROUTES.map((route) => {
+  const [query = ''] = Object.values(fillExamples(route.docs.examples, STATIC_EXAMPLE_VALUES));
+  return query === '' ? route.path : `${route.path}?${query}`;
+});

@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../src/http/api-keys.js';
-import { buildApp } from '../src/http/app.js';
+import { buildApp, ROUTES } from '../src/http/app.js';
 import type { MarketStore } from '../src/store/store.js';
 import { DEFAULT_NOW, parseCsv } from './api-harness.js';
 import { seededStore } from './fixtures.js';
@@ -18,17 +18,10 @@ import { seededStore } from './fixtures.js';
 
 const RUNS_PER_PATH = 300;
 
-const PATHS: Readonly<Record<string, readonly string[]>> = {
-  '/api/ticker': ['futures', 'options', 'type', 'date', 'from', 'to'],
-  '/api/epi': ['date'],
-  '/api/npi': ['date'],
-  '/api/tradelog': ['market', 'futures', 'options', 'date'],
-  '/api/messages': ['market', 'type', 'from'],
-  '/api/trades': ['market', 'futures', 'options', 'from'],
-  '/api/data': ['futures', 'options', 'date'],
-  '/api/intraday': ['futures', 'options'],
-  '/api/datamine': ['type', 'from', 'to', 'date'],
-};
+/** Each operation's parameter names, from the list the app registers. */
+const PATHS: Readonly<Record<string, readonly string[]>> = Object.fromEntries(
+  ROUTES.map((route) => [route.path, Object.keys(route.spec.params)]),
+);
 
 /** Values that reach past validation into the queries, so those are fuzzed too. */
 const PLAUSIBLE = [
@@ -244,7 +237,7 @@ const oneOf = (...groups: readonly (readonly [string, readonly string[]])[]) =>
   fc.oneof(...groups.map(([name, values]) => one(name, values)));
 const all = (...parts: fc.Arbitrary<Pair[]>[]) => fc.tuple(...parts).map((lists) => lists.flat());
 
-/** A valid query of each operation (spec and docs/api.md): the base the mutations start from. */
+/** A valid query of each operation (docs/api.md): the base the mutations start from. */
 const VALID: Readonly<Record<string, fc.Arbitrary<Pair[]>>> = {
   '/api/ticker': all(
     oneOf(['futures', FUTURES_CODES], ['options', OPTIONS_CODES]),
@@ -269,8 +262,13 @@ const VALID: Readonly<Record<string, fc.Arbitrary<Pair[]>>> = {
   '/api/data': all(oneOf(['futures', FUTURES_CODES], ['options', OPTIONS_CODES]), maybe('date', DATES)),
   '/api/intraday': oneOf(['futures', FUTURES_CODES], ['options', OPTIONS_CODES]),
   '/api/datamine': fc.oneof(
-    all(one('type', ['au-volume', 'nz-volume']), maybe('from', DATES), maybe('to', DATES)),
-    all(one('type', ['au-oi']), maybe('date', DATES)),
+    all(
+      one('type', ['au-volume', 'nz-volume']),
+      maybe('from', DATES),
+      maybe('to', DATES),
+      maybe('layout', ['sections', 'long']),
+    ),
+    all(one('type', ['au-oi']), maybe('date', DATES), maybe('layout', ['sections', 'long'])),
   ),
 };
 
@@ -497,13 +495,21 @@ function expectWellFormed(path: string, method: string, response: LightMyRequest
     expect(body).toBe('');
     return;
   }
+  if (method === 'OPTIONS') {
+    // What the path takes, without a body (CORS is off in this app).
+    expect(status).toBe(204);
+    expect(response.headers.allow).toBe('GET, HEAD, OPTIONS');
+    expect(body).toBe('');
+    return;
+  }
   if (type === 'application/json; charset=utf-8') {
     expect(() => JSON.parse(body)).not.toThrow();
   } else {
     expect(type).toBe('text/csv; charset=utf-8');
-    // datamine: one section per measure (its name, then a table), a blank line between.
+    // datamine: one section per measure (its name, then a table), a blank line between; or,
+    // with layout=long, one table.
     const tables =
-      path === '/api/datamine'
+      path === '/api/datamine' && !/^(from|date),/.test(body)
         ? body.split('\n\n').map((section) => section.slice(section.indexOf('\n') + 1))
         : [body];
     for (const table of tables) {
@@ -519,6 +525,10 @@ function expectWellFormed(path: string, method: string, response: LightMyRequest
 }
 
 describe('fuzzing every operation', () => {
+  it('has a valid query of every operation the app registers to start from', () => {
+    expect(Object.keys(VALID).sort()).toEqual(Object.keys(PATHS).sort());
+  });
+
   for (const path of Object.keys(PATHS)) {
     it(`${path}: never a 5xx, always well-formed`, async () => {
       const statuses = new Set<number>();

@@ -29,6 +29,8 @@ export interface DemoOptions {
   /** Request limits and shutdown grace period (config.ts); the defaults when omitted. */
   readonly limits?: HttpLimits;
   readonly shutdownGraceMs?: number;
+  /** Origins whose browser pages may call the API (GRIDQUOTE_CORS_ORIGINS); none when omitted. */
+  readonly corsOrigins?: readonly string[];
   /** Event stream settings (config.ts); the app's defaults when omitted. */
   readonly streams?: ServerOptions['streams'];
 }
@@ -74,6 +76,7 @@ export async function startDemo(io: CliIo, options: DemoOptions): Promise<Runnin
     logLevel: 'warn',
     ...(options.limits ? { limits: options.limits } : {}),
     ...(options.shutdownGraceMs === undefined ? {} : { shutdownGraceMs: options.shutdownGraceMs }),
+    ...(options.corsOrigins === undefined ? {} : { corsOrigins: options.corsOrigins }),
     ...(options.streams ? { streams: options.streams } : {}),
   });
   try {
@@ -210,7 +213,7 @@ export function registerDemo(program: Command, io: CliIo = PROCESS_IO): Command 
     )
     .option('--new-keys', 'revoke the demo keys kept from earlier starts and issue new ones')
     .action(async (flags: Omit<DemoOptions, 'db'> & { db?: string }) => {
-      // The demo's own flags choose store, port and host; limits and grace come from the environment.
+      // The demo's own flags choose store, port and host; limits, grace and CORS come from the environment.
       const config = loadConfig();
       const db = demoStore(flags.db);
       const demo = await startDemo(io, {
@@ -218,6 +221,7 @@ export function registerDemo(program: Command, io: CliIo = PROCESS_IO): Command 
         db,
         limits: config,
         shutdownGraceMs: config.shutdownGraceMs,
+        ...(config.corsOrigins === undefined ? {} : { corsOrigins: config.corsOrigins }),
         streams: streamSettings(config),
       });
       io.stdout.write(demoBanner(demo));

@@ -56,6 +56,39 @@ describe('serve', () => {
     }
   });
 
+  it('lets the pages of the configured origins call it (CORS), over a real socket', async () => {
+    const server = await startServer({
+      db,
+      port: 0,
+      host: '127.0.0.1',
+      logLevel: false,
+      corsOrigins: ['http://localhost:8888'],
+    });
+    try {
+      const preflight = await fetch(`${server.url}/api/epi`, {
+        method: 'OPTIONS',
+        headers: {
+          origin: 'http://localhost:8888',
+          'access-control-request-method': 'GET',
+          'access-control-request-headers': 'authorization',
+        },
+      });
+      expect(preflight.status).toBe(204);
+      expect(preflight.headers.get('access-control-allow-origin')).toBe('http://localhost:8888');
+      const answer = await fetch(`${server.url}/api/epi`, {
+        headers: { authorization: `Bearer ${key}`, origin: 'http://localhost:8888' },
+      });
+      expect(answer.status).toBe(200);
+      expect(answer.headers.get('access-control-allow-origin')).toBe('http://localhost:8888');
+      const stranger = await fetch(`${server.url}/api/epi`, {
+        headers: { authorization: `Bearer ${key}`, origin: 'http://localhost:9999' },
+      });
+      expect(stranger.headers.get('access-control-allow-origin')).toBeNull();
+    } finally {
+      await server.close();
+    }
+  });
+
   it('refuses a missing store file or a bad port with one clear line', async () => {
     for (const [args, message] of [
       [['serve', '--db', join(dir, 'nope.db')], /no store at/],
@@ -71,12 +104,21 @@ describe('serve', () => {
 
 describe('serve configuration', () => {
   it('reports every problem at once, one line each, the store included', async () => {
-    const { code, stderr } = await runServe(['serve', '--port', 'http', '--request-timeout-ms', '10s']);
+    const { code, stderr } = await runServe([
+      'serve',
+      '--port',
+      'http',
+      '--request-timeout-ms',
+      '10s',
+      '--cors-origins',
+      'dash.example.com',
+    ]);
     expect(code).toBe(1);
     expect(stderr.text).toBe(
       [
         'gridquote: config: --port must be a port number 0..65535, got "http"',
         'gridquote: config: --request-timeout-ms must be milliseconds 100..3600000, got "10s"',
+        'gridquote: config: --cors-origins must be origins such as https://dash.example.com (scheme, host, optional port; no path), got "dash.example.com"',
         'gridquote: config: serve needs a store: pass --db FILE or set GRIDQUOTE_DB',
         '',
       ].join('\n'),

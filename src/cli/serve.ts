@@ -39,6 +39,8 @@ export interface ServerOptions {
   readonly metricsToken?: string;
   /** Rate-limit counters shared in Redis with the other replicas; in this process when omitted. */
   readonly redis?: Omit<RedisRateLimitOptions, 'log'>;
+  /** Origins whose browser pages may call the API (CORS); none when omitted. */
+  readonly corsOrigins?: readonly string[];
   /** Event stream settings (per-key cap, queue bound, token secret); the app's defaults when omitted. */
   readonly streams?: AppOptions['streams'];
   /** PostgreSQL only: read connections at most, and the read statement timeout. */
@@ -88,6 +90,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     ...(options.limits ? { limits: options.limits } : {}),
     ...(options.metricsToken === undefined ? {} : { metricsToken: options.metricsToken }),
     ...(limits ? { rateLimitStore: limits.factory } : {}),
+    ...(options.corsOrigins === undefined ? {} : { corsOrigins: options.corsOrigins }),
     // Commits, of this process (the demo's live feed) or another (an ingest), reach the app: metrics,
     // cache, event streams.
     onAppend: (listener) => store.onAppend(listener),
@@ -155,6 +158,7 @@ export function registerServe(program: Command, io: CliIo = PROCESS_IO): Command
               unavailable: config.redisUnavailable,
             },
           }),
+      corsOrigins: config.corsOrigins,
       streams: streamSettings(config),
       pgPoolMax: config.pgPoolMax,
       pgStatementTimeoutMs: config.pgStatementTimeoutMs,

@@ -3,12 +3,12 @@ import type { MarketCode } from './markets.js';
 /** Delivery period shape of a product: its month letter names the LAST month of the period. */
 export type PeriodKind = 'month' | 'quarter' | 'year';
 
-/** Datamine regions (spec 2.8) plus the regions of the non-electricity products. */
+/** Datamine regions (docs/api.md, GET /api/datamine) plus the regions of the non-electricity products. */
 export type Region = 'nsw' | 'qld' | 'vic' | 'sa' | 'otahuhu' | 'benmore' | 'wallumbilla' | 'au' | 'nz';
 
 export type LoadType = 'base' | 'peak' | 'none';
 
-/** Datamine product classes of futures (spec 2.8 field names). */
+/** Datamine product classes of futures (docs/api.md, GET /api/datamine: field names). */
 export type FuturesClass =
   | 'baseMonthFutures'
   | 'baseQuarterFutures'
@@ -20,7 +20,7 @@ export type FuturesClass =
   | 'environmentalFutures';
 
 export interface Product {
-  /** Two letters: product + region (market-notes 1). */
+  /** Two letters: product + region (docs/market-rules.md, markets and products). */
   readonly root: string;
   readonly market: MarketCode;
   readonly region: Region;
@@ -100,7 +100,7 @@ const BASE_AU = { N: 10500, Q: 9500, V: 9000, S: 11500 };
 const PEAK_AU = { N: 13500, Q: 12500, V: 11500, S: 15000 };
 const CAP_AU = { N: 1200, Q: 1400, V: 900, S: 1800 };
 
-/** Every root of market-notes 1, in the order of that table. */
+/** Every root of docs/market-rules.md (markets and products), in the order of that table. */
 export const PRODUCTS: readonly Product[] = [
   ...au('E', 'Base load month futures', 'month', 'base', 'baseMonthFutures', ALL_MONTHS, false, BASE_AU),
   ...au('B', 'Base load quarter futures', 'quarter', 'base', 'baseQuarterFutures', QUARTERS, true, BASE_AU),

@@ -79,7 +79,7 @@ describe('options query codes', () => {
     }
   });
 
-  it('accepts every option code form of market-notes', () => {
+  it('accepts every option code form of docs/market-rules.md', () => {
     expect(selection(parseOptionsQuery('BNZ'))).toEqual({
       instrument: 'option',
       market: 'au_electricity',

@@ -77,7 +77,7 @@ describe('contract codes', () => {
     );
   });
 
-  it('parses the examples of market-notes', () => {
+  it('parses the examples of docs/market-rules.md', () => {
     expect(parseContractCode('EAH20260010000C')).toMatchObject({
       underlying: 'EAH2026',
       strikeCents: 10_000,

@@ -1,6 +1,6 @@
 import { type Product, productByRoot } from './catalogue.js';
 
-/** Month letters F..Z = January..December (market-notes 1). */
+/** Month letters F..Z = January..December (docs/market-rules.md, contract codes). */
 export const MONTH_LETTERS = 'FGHJKMNQUVXZ';
 
 export type OptionType = 'C' | 'P';
@@ -45,7 +45,7 @@ export function monthFromLetter(letter: string): number | undefined {
   return letter.length === 1 && index >= 0 ? index + 1 : undefined;
 }
 
-/** Strikes: $1 steps up to $100, $5 steps above (market-notes 1). */
+/** Strikes: $1 steps up to $100, $5 steps above (docs/market-rules.md, contract codes). */
 export function isStrikeOnGrid(strikeCents: number): boolean {
   if (!Number.isSafeInteger(strikeCents) || strikeCents <= 0 || strikeCents > MAX_STRIKE_CENTS) return false;
   return strikeCents <= 10_000 ? strikeCents % 100 === 0 : strikeCents % 500 === 0;
@@ -108,7 +108,9 @@ export function parseContractCode(text: string): Contract | undefined {
   };
 }
 
-/** The trade log writes futures with an F suffix (market-notes 1); options as they are. */
+/**
+ * The trade log writes futures with an F suffix (docs/market-rules.md, contract codes); options as they are.
+ */
 export function tradeLogCode(contract: Pick<Contract, 'kind' | 'code'>): string {
   return contract.kind === 'future' ? `${contract.code}F` : contract.code;
 }

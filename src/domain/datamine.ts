@@ -1,6 +1,6 @@
 import type { Contract } from './contract.js';
 
-/** Product classes of the datamine tables (spec 2.8 field names). */
+/** Product classes of the datamine tables (docs/api.md, GET /api/datamine: field names). */
 export type DatamineClass =
   | 'baseMonthFutures'
   | 'baseQuarterFutures'
@@ -24,8 +24,8 @@ export const FUTURES_CLASSES: readonly DatamineClass[] = [
  * The datamine class of a contract, or undefined when it is not counted:
  * - gas and environmental products are outside the datamine tables;
  * - AU strip futures trade as their quarter legs (trade type Z), and the legs count in the
- *   quarter class (market-notes), so the strip row itself is not counted again; for the same
- *   reason AU strips hold no open interest of their own.
+ *   quarter class (docs/market-rules.md, datamine statistics), so the strip row itself is not
+ *   counted again; for the same reason AU strips hold no open interest of their own.
  * NZ strips trade on their own and are the NZ table's calFutures.
  */
 export function datamineClass(contract: Contract): DatamineClass | undefined {
@@ -50,7 +50,8 @@ export function datamineClass(contract: Contract): DatamineClass | undefined {
 
 /**
  * Quarterly equivalent lots, in thirds so that months stay exact: a month counts 1/3 of a
- * quarter (1), a quarter 1 (3), a year strip or strip option 4 (12) (market-notes).
+ * quarter (1), a quarter 1 (3), a year strip or strip option 4 (12) (docs/market-rules.md, datamine
+ * statistics).
  */
 export function quarterlyEquivalentThirds(contract: Contract): number {
   switch (contract.product.period) {

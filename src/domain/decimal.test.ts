@@ -36,7 +36,7 @@ describe('exact decimals', () => {
     );
   });
 
-  it('computes the real trade log face values of market-notes exactly', () => {
+  it('computes the real trade log face values of docs/market-rules.md exactly', () => {
     // face value millis = volume x price cents x hours x MW tenths
     const rows: [number, string, number, string][] = [
       [2, '121.85', 8760, '2134812.00'],

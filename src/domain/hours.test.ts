@@ -66,7 +66,8 @@ describe('delivery hours', () => {
   });
 
   it('reproduces the published trade log face values', () => {
-    // market-notes: 2 lots at 121.85 over 8760 h = 2134812.00; legs BNU2025 and BNH2026.
+    // docs/market-rules.md, reference rows: 2 lots at 121.85 over 8760 h = 2134812.00; legs BNU2025 and
+    // BNH2026.
     expect(multiplyExact(2, 12185, hours('HNM2026'))).toBe(213_481_200);
     expect(multiplyExact(2, 12282, hours('BNU2025'))).toBe(54_237_312);
     expect(multiplyExact(2, 12633, hours('BNH2026'))).toBe(54_574_560);

@@ -17,7 +17,10 @@ export interface DeliveryPeriod {
   readonly last: string;
 }
 
-/** Peak load: 07:00-22:00 on weekdays that are not regional public holidays (market-notes 1). */
+/**
+ * Peak load: 07:00-22:00 on weekdays that are not regional public holidays (docs/market-rules.md, delivery
+ * hours and face value).
+ */
 export const PEAK_HOURS_PER_DAY = 15;
 
 /**

@@ -88,7 +88,8 @@ describe('listed contracts', () => {
   });
 
   it('keeps month and quarter futures until delivery ends, strips and options until it starts', () => {
-    expect(isListed('BNH2025', date)).toBe(true); // Q1 2025 in delivery still trades (market-notes: 27 Feb)
+    // Q1 2025 in delivery still trades (docs/market-rules.md, reference rows: 27 Feb)
+    expect(isListed('BNH2025', date)).toBe(true);
     expect(isListed('BNH2025', '20250401')).toBe(false);
     expect(isListed('BNH20250008000C', date)).toBe(false); // its options have expired
     expect(isListed('BNM2025', date)).toBe(true);

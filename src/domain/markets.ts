@@ -1,4 +1,4 @@
-/** The five markets of the exchange (spec 1, "Market codes"). */
+/** The five markets of the exchange (docs/api.md, common rules: "Codes"). */
 export const MARKET_CODES = [
   'au_electricity',
   'nz_electricity',
@@ -9,7 +9,7 @@ export const MARKET_CODES = [
 
 export type MarketCode = (typeof MARKET_CODES)[number];
 
-/** Options exist only in the two electricity markets (market-notes 1). */
+/** Options exist only in the two electricity markets (docs/market-rules.md, markets and products). */
 export const OPTION_MARKETS: readonly MarketCode[] = ['au_electricity', 'nz_electricity'];
 
 export function isMarketCode(value: string): value is MarketCode {

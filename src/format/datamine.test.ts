@@ -47,7 +47,7 @@ const ANSWER: DatamineResult = {
 };
 
 describe('datamine writer', () => {
-  it('writes JSON fields in the order of spec 2.8', () => {
+  it('writes JSON fields in the order of docs/api.md (GET /api/datamine)', () => {
     const text = datamineJson(ANSWER);
     expect(Object.keys(JSON.parse(text))).toEqual(['from', 'to', 'tradingDays', 'data']);
     const otahuhu = JSON.parse(text).data.volume.otahuhu;
@@ -69,7 +69,7 @@ describe('datamine writer', () => {
     expect(JSON.parse(text).tradingDays).toBe(2);
   });
 
-  it('writes CSV sections in the column order of spec 4.9, separated by a blank line', () => {
+  it('writes CSV sections in the column order of docs/api.md (GET /api/datamine), separated by a blank line', () => {
     const header =
       'state,baseMonthFutures,baseQuarterFutures,peakQuarterFutures,calFutures,totalFutures,averageOptions,calOptions,totalOptions,total,average,block,efp';
     const row = '1,2,3,4,10,5,6,11,21,10.50,7,8';

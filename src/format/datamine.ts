@@ -2,8 +2,8 @@ import type { DatamineLayoutView, DatamineResult } from '../query/datamine.js';
 import { average } from './numbers.js';
 
 /**
- * Datamine tables (spec 2.8 and 4.9). The query layer hands over whole-unit bigints per
- * (measure, region, field); the field order differs between JSON (spec 2.8) and CSV (spec 4.9),
+ * Datamine tables (docs/api.md, GET /api/datamine). The query layer hands over whole-unit bigints per
+ * (measure, region, field); the field order differs between JSON and CSV,
  * and both orders follow from the type's futures and options classes.
  */
 
@@ -80,4 +80,24 @@ export function datamineCsv(answer: DatamineResult): string {
       return section;
     })
     .join('\n');
+}
+
+/**
+ * The tidy alternative (`layout=long`) for BI tools, which read the sectioned form as one
+ * column: one row per measure, region and field, under one header, the range (volume types)
+ * or the day (au-oi) on every row so that answers can be stacked. Fields in the CSV order.
+ */
+export function datamineLongCsv(answer: DatamineResult): string {
+  const fields = csvFields(answer.layout);
+  const days = daysOf(answer);
+  const dates = answer.kind === 'volume' ? `${answer.from},${answer.to},` : `${answer.date},`;
+  let csv =
+    answer.kind === 'volume' ? 'from,to,measure,state,field,value\n' : 'date,measure,state,field,value\n';
+  for (const measure of answer.measures) {
+    for (const region of measure.regions) {
+      const prefix = `${dates}${measure.name},${region.region},`;
+      for (const field of fields) csv += `${prefix}${field},${cellText(region.cells, field, days)}\n`;
+    }
+  }
+  return csv;
 }

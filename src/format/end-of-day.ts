@@ -32,7 +32,7 @@ export function endOfDayJson(answer: EndOfDayResult): string {
   return `${head}{"put":${jsonArray(OPTIONS, put, 'empty')},"call":${jsonArray(OPTIONS, call, 'empty')}}}`;
 }
 
-/** CSV rows stay flat, calls and puts in one list ordered by code (spec 4.7). */
+/** CSV rows stay flat, calls and puts in one list ordered by code (docs/api.md, GET /api/data). */
 export function endOfDayCsv(answer: EndOfDayResult): string {
   return csvTable(answer.key === 'futures' ? FUTURES : OPTIONS, answer.rows);
 }

@@ -14,7 +14,7 @@ const BOOK_AND_PRICES: readonly Column<IntradayRow>[] = [
   { name: 'low', cell: (row) => price(row.lowCents) },
   { name: 'last', cell: (row) => price(row.lastCents) },
 ];
-// last minus the previous settle; null when nothing traded today (market-notes, intraday data).
+// last minus the previous settle; null when nothing traded today (docs/market-rules.md, intraday values).
 const netChange: Column<IntradayRow> = {
   name: 'net_change',
   cell: (row) =>

@@ -4,7 +4,7 @@ import type { CustomMarketRow, MessageRow } from '../store/store.js';
 import { price } from './numbers.js';
 import { type Column, csvTable, jsonArray, jsonRecord, recordForm } from './records.js';
 
-/** The spec's samples separate this operation's CSV cells with a tab (spec 4.5). */
+/** The spec's samples separate this operation's CSV cells with a tab (docs/api.md, GET /api/messages). */
 const TAB = '\t';
 const LEGS = 6;
 
@@ -18,7 +18,7 @@ function legColumns(part: 'price' | 'ratio'): Column<CustomMarketRow>[] {
     name: `${part}_${i + 1}`,
     cell: (row: CustomMarketRow) => {
       const leg = row.legs[i];
-      // Unused legs read "0.00" (market-notes, number formats).
+      // Unused legs read "0.00" (docs/api.md, decisions: custom market legs).
       if (!leg) return '0.00';
       return part === 'price' ? formatScaled(leg.priceCents, 2) : formatScaled(leg.ratioHundredths, 2);
     },

@@ -8,7 +8,7 @@ import {
 } from '../domain/decimal.js';
 
 /**
- * The spec's number formats (market-notes, "number formats"), from the store's scaled
+ * The number formats of docs/api.md (common rules, "Numbers"), from the store's scaled
  * integers. Every formatter returns null for an absent value; the writers decide whether that
  * becomes JSON null, an empty string or an empty CSV cell.
  */

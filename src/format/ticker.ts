@@ -31,7 +31,7 @@ const impliedVolatility: Column<TickerRow> = {
   cell: (row) => (row.type === 'settle' ? volatility(row.impliedVolatility) : null),
 };
 
-/** JSON: the common fields, then the fields of the message's type (spec 2.1). */
+/** JSON: the common fields, then the fields of the message's type (docs/api.md, GET /api/ticker). */
 export const JSON_FORMS = {
   futures: {
     book: recordForm([time, code, type, bid, bidSize, ask, askSize]),
@@ -45,7 +45,7 @@ export const JSON_FORMS = {
   },
 } as const;
 
-/** CSV: every column on every row, cells of other types empty (spec 2.1). */
+/** CSV: every column on every row, cells of other types empty (docs/api.md, GET /api/ticker). */
 const CSV_FORM = recordForm([
   time,
   code,

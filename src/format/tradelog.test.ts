@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import type { TradeRow } from '../store/store.js';
 import { tradeLogCsv, tradeLogJson } from './tradelog.js';
 
-/** The published AU electricity rows of market-notes (19 Feb 2025, a strip and its legs). */
+/**
+ * The published AU electricity rows of docs/market-rules.md (reference rows: 19 Feb 2025, a strip and its
+ * legs).
+ */
 function row(code: string, tradeType: 'N' | 'Z', priceCents: number, hours: number): TradeRow {
   const volume = 2;
   return {

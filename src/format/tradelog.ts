@@ -7,7 +7,7 @@ import { type Column, csvTable, jsonArray, recordForm } from './records.js';
 const COMMON: readonly Column<TradeRow>[] = [
   { name: 'date', cell: (row) => row.date },
   { name: 'time', cell: (row) => colonTime(row.time) },
-  // The trade log writes futures with an F suffix (market-notes 1).
+  // The trade log writes futures with an F suffix (docs/market-rules.md, contract codes).
   { name: 'code', cell: (row) => (row.instrument === 'future' ? `${row.code}F` : row.code) },
   { name: 'trade_type', cell: (row) => row.tradeType },
   { name: 'volume', cell: (row) => String(row.volume) },

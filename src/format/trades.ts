@@ -8,7 +8,7 @@ export const TRADE = recordForm<TradeRow>([
   { name: 'code', cell: (row) => row.code },
   { name: 'volume', cell: (row) => String(row.volume) },
   { name: 'price', cell: (row) => price(row.priceCents) },
-  // Boolean in JSON, 0/1 in CSV (spec 2.5).
+  // Boolean in JSON, 0/1 in CSV (docs/api.md, GET /api/trades).
   { name: 'block', cell: (row) => (row.block ? '1' : '0'), json: (row) => (row.block ? 'true' : 'false') },
 ]);
 

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AccessLevel } from '../query/context.js';
 import { type Coding, chooseEncoding, compress, shouldCompress } from './compression.js';
+import { contentDisposition, csvFileName } from './csv-file-name.js';
 import { digestOf, noneMatchHits } from './etag.js';
 import { CONTENT_TYPES, type Representation } from './negotiation.js';
 import type { Route, RouteDependencies } from './operation.js';
@@ -77,6 +78,7 @@ export async function sendAnswer<S extends ParamDefs, R>(
     body = answer.coded[coding] ?? (await codedBody(deps, key, answer, coding));
     reply.header('content-encoding', coding);
   }
+  if (answer.fileName !== undefined) reply.header('content-disposition', contentDisposition(answer.fileName));
   return reply.code(200).header('content-type', CONTENT_TYPES[input.representation]).send(body);
 }
 
@@ -112,7 +114,7 @@ async function produce<S extends ParamDefs, R>(
     return deps.clock();
   };
   const result = await route.run({ reader: deps.reader, access: input.level, clock }, input.values);
-  const text = input.representation === 'csv' ? route.csv(result) : route.json(result);
+  const text = input.representation === 'csv' ? route.csv(result, input.values) : route.json(result);
   // Unpooled, so that a cached small answer does not pin a shared 8 KiB slab.
   const body = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
   body.write(text);
@@ -136,6 +138,11 @@ async function produce<S extends ParamDefs, R>(
     clockSecond: clockRead ? secondOf(deps) : undefined,
     date,
     from,
+    // The intraday operations are about the current day: the store's latest.
+    fileName:
+      input.representation === 'csv'
+        ? csvFileName(route.path, route.spec, input.values, date ?? (await deps.reader.latestDate()))
+        : undefined,
     coded: {},
   };
 }

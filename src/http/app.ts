@@ -6,7 +6,10 @@ import type { DestinationStream } from 'pino';
 import { type ExchangeClock, wallClock } from '../domain/exchange-clock.js';
 import type { EventLog, KeyStore, MarketReader, MarketStore } from '../store/store.js';
 import { createResponseCache } from './answer.js';
+import { registerApiIndex } from './api-index.js';
+import { registerCors } from './cors.js';
 import { DataVersions } from './data-versions.js';
+import { exampleValuesSource } from './examples.js';
 import { guardStore } from './guard-store.js';
 import { registerHealth } from './health.js';
 import { DrainingServer } from './http-server.js';
@@ -14,7 +17,8 @@ import { DEFAULT_HTTP_LIMITS, type HttpLimits, rejectLongUrls } from './limits.j
 import { createMetrics } from './metrics.js';
 import { registerMetricsEndpoint } from './metrics-endpoint.js';
 import { type ClientErrorAnswer, createObservability } from './observability.js';
-import { type RouteDependencies, registerRoute } from './operation.js';
+import { examplePlaceholders } from './openapi.js';
+import { type ListedRoute, listRoute, type RouteDependencies } from './operation.js';
 import {
   PROBLEM_CONTENT_TYPE,
   type Problem,
@@ -36,7 +40,8 @@ import { tradelogRoute } from './routes/tradelog.js';
 import { tradesRoute } from './routes/trades.js';
 import { STREAM_PATHS, STREAM_SECURITY_SCHEMES } from './stream/stream-docs.js';
 import { StreamHub } from './stream/stream-hub.js';
-import { registerStream, type StreamOptions, StreamRegistry } from './stream/stream-route.js';
+import { StreamRegistry } from './stream/stream-registry.js';
+import { registerStream, type StreamOptions } from './stream/stream-route.js';
 import { createStreamTokens } from './stream/stream-token.js';
 
 export interface AppOptions {
@@ -65,6 +70,8 @@ export interface AppOptions {
   readonly onAppend?: MarketStore['onAppend'];
   /** Bearer token that opens GET /metrics to any client; without one only loopback clients may scrape. */
   readonly metricsToken?: string;
+  /** Origins whose browser pages may call the API (cors.ts), `*` for any; none by default. */
+  readonly corsOrigins?: readonly string[];
   /**
    * The stored event stream: with it and `onAppend`, the app serves GET /api/stream (server-sent
    * events, http/stream/); without either there is nothing to follow and no stream route.
@@ -91,8 +98,24 @@ export const STREAM_TOKEN_TTL_SECONDS = 600;
 
 export const API_VERSION = '1';
 
+/**
+ * The nine operations in the specification's order: the one list the app registers, the
+ * OpenAPI document describes and the tests iterate (no other copy to go stale).
+ */
+export const ROUTES: readonly ListedRoute[] = [
+  listRoute(tickerRoute),
+  listRoute(epiRoute),
+  listRoute(npiRoute),
+  listRoute(tradelogRoute),
+  listRoute(messagesRoute),
+  listRoute(tradesRoute),
+  listRoute(dataRoute),
+  listRoute(intradayRoute),
+  listRoute(datamineRoute),
+];
+
 const COMMON_HEADERS = { 'api-version': API_VERSION, vary: 'Accept, Accept-Encoding' } as const;
-const ALLOWED_METHODS = 'GET, HEAD';
+const ALLOWED_METHODS = 'GET, HEAD, OPTIONS';
 /**
  * Credentials must never reach a log line, whatever a log call includes: every header that can
  * carry one, whatever the credential's form (URLs: observability.ts, redactKeys).
@@ -194,44 +217,42 @@ export function buildApp(options: AppOptions): FastifyInstance {
     done();
   });
   rejectLongUrls(app, (options.limits ?? DEFAULT_HTTP_LIMITS).maxUrlBytes);
+  registerCors(app, options.corsOrigins ?? []);
 
   // Nothing here takes a body: never parse one, so other methods reach the 405 answer.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
 
-  const operations = [
-    registerRoute(app, deps, tickerRoute),
-    registerRoute(app, deps, epiRoute),
-    registerRoute(app, deps, npiRoute),
-    registerRoute(app, deps, tradelogRoute),
-    registerRoute(app, deps, messagesRoute),
-    registerRoute(app, deps, tradesRoute),
-    registerRoute(app, deps, dataRoute),
-    registerRoute(app, deps, intradayRoute),
-    registerRoute(app, deps, datamineRoute),
-  ];
+  for (const route of ROUTES) route.register(app, deps);
   const streamPaths = registerStreamRoutes(app, deps, options);
+  const examples = exampleValuesSource(deps.reader, examplePlaceholders(ROUTES));
   // Public: documentation, probes and (loopback or token) metrics need no API key.
   const paths = new Set([
-    ...operations.map((route) => route.path),
+    ...ROUTES.map((route) => route.path),
     ...streamPaths,
     ...registerDocumentation(
       app,
-      operations,
+      ROUTES,
+      examples,
       streamPaths.length > 0
         ? { paths: STREAM_PATHS, securitySchemes: STREAM_SECURITY_SCHEMES, tags: ['stream'] }
         : undefined,
     ),
+    registerApiIndex(app, ROUTES, examples),
     ...registerHealth(app, deps.reader),
     registerMetricsEndpoint(app, deps.metrics, options.metricsToken),
   ]);
 
   app.setNotFoundHandler((request, reply) => {
     const path = pathOf(request.url);
+    // A plain OPTIONS (or a preflight from an origin CORS does not allow): what the path takes.
+    if (paths.has(path) && request.method === 'OPTIONS') {
+      return reply.code(204).header('allow', ALLOWED_METHODS).send();
+    }
     if (paths.has(path) && request.method !== 'GET' && request.method !== 'HEAD') {
       return sendProblem(reply, {
         code: 'method-not-allowed',
-        detail: `${path} answers GET and HEAD only`,
+        detail: `${path} answers GET, HEAD and OPTIONS only`,
         headers: { allow: ALLOWED_METHODS },
       });
     }

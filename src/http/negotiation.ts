@@ -1,5 +1,5 @@
 /**
- * Content negotiation between the two representations (market-notes "content types"). JSON
+ * Content negotiation between the two representations (docs/api.md, common rules: "Representations"). JSON
  * is the default; CSV wins only when the Accept header gives it a higher q-value. `?format=`
  * overrides the header entirely.
  */

@@ -95,6 +95,8 @@ function operationOf(url: string): string {
   // The reference page's assets are one operation: a label per file would only add series.
   if (url === '/docs' || url.startsWith('/docs/')) return 'docs';
   if (url === '/api/openapi.json') return 'openapi';
+  // @fastify/cors answers preflights of every path on one OPTIONS route (cors.ts).
+  if (url === '*') return 'preflight';
   return operationName(url);
 }
 

@@ -3,30 +3,13 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, expectProblem, type Harness } from '../../test/api-harness.js';
-import { buildOpenApiDocument, type JsonObject, OPENAPI_PATH } from './openapi.js';
+import type { FeedEvent } from '../feed/events.js';
+import { ingestEvents } from '../ingest/ingest-events.js';
+import { ROUTES } from './app.js';
+import { exampleValuesOf, STATIC_EXAMPLE_VALUES } from './examples.js';
+import { buildOpenApiDocument, examplePlaceholders, type JsonObject, OPENAPI_PATH } from './openapi.js';
 import type { ParamDef } from './params.js';
 import { problemSchema } from './response-schemas.js';
-import { dataRoute } from './routes/data.js';
-import { datamineRoute } from './routes/datamine.js';
-import { epiRoute } from './routes/epi.js';
-import { intradayRoute } from './routes/intraday.js';
-import { messagesRoute } from './routes/messages.js';
-import { npiRoute } from './routes/npi.js';
-import { tickerRoute } from './routes/ticker.js';
-import { tradelogRoute } from './routes/tradelog.js';
-import { tradesRoute } from './routes/trades.js';
-
-const ROUTES = [
-  tickerRoute,
-  epiRoute,
-  npiRoute,
-  tradelogRoute,
-  messagesRoute,
-  tradesRoute,
-  dataRoute,
-  intradayRoute,
-  datamineRoute,
-];
 
 interface ParameterObject {
   name?: string;
@@ -78,21 +61,31 @@ function operationOf(path: string): OperationObject {
 }
 
 describe('the OpenAPI document', () => {
-  it('is served without an API key, as JSON, and is what the generator makes', async () => {
+  it('is served without an API key, as JSON, and is what the generator makes of the store', async () => {
     const response = await api.get(OPENAPI_PATH, { key: null });
     expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
-    expect(response.json()).toEqual(JSON.parse(JSON.stringify(buildOpenApiDocument(ROUTES))));
+    const values = await exampleValuesOf(api.store.reader, examplePlaceholders(ROUTES));
+    expect(response.json()).toEqual(JSON.parse(JSON.stringify(buildOpenApiDocument(ROUTES, values))));
     const zipped = await api.get(OPENAPI_PATH, { key: null, headers: { 'accept-encoding': 'gzip' } });
     expect(zipped.headers['content-encoding']).toBe('gzip');
     expect(JSON.parse(gunzipSync(zipped.rawPayload).toString())).toEqual(response.json());
   });
 
-  it('is a valid OpenAPI 3.1 document', async () => {
-    const validator = new Validator();
-    const result = await validator.validate(document as unknown as Record<string, unknown>);
-    expect(result.errors).toBeUndefined();
-    expect(result.valid).toBe(true);
-    expect(validator.version).toBe('3.1');
+  it('is a valid OpenAPI 3.1 document, served and static (without a store)', async () => {
+    for (const candidate of [document, buildOpenApiDocument(ROUTES)]) {
+      const validator = new Validator();
+      const result = await validator.validate(candidate as unknown as Record<string, unknown>);
+      expect(result.errors).toBeUndefined();
+      expect(result.valid).toBe(true);
+      expect(validator.version).toBe('3.1');
+    }
+  });
+
+  it('fills every placeholder of the examples, statically and from the store', async () => {
+    const placeholders = examplePlaceholders(ROUTES);
+    expect([...placeholders].sort()).toEqual(Object.keys(STATIC_EXAMPLE_VALUES).sort());
+    expect(JSON.stringify(document)).not.toMatch(/\{[a-zA-Z]+(:[A-Z]{3})?\}/);
+    expect(JSON.stringify(buildOpenApiDocument(ROUTES))).not.toMatch(/\{[a-zA-Z]+(:[A-Z]{3})?\}/);
   });
 
   it('describes exactly the nine operations, under a relative server and bearer security', () => {
@@ -211,5 +204,55 @@ describe('the examples of the document', () => {
     }
     const unauthorized = await api.get('/api/epi', { key: null });
     expect(validate(expectProblem(unauthorized, 401))).toBe(true);
+  });
+});
+
+/** Examples of the served document, as request URLs. */
+function exampleUrls(served: Document): string[] {
+  return Object.values(served.paths).flatMap((item) =>
+    item.get['x-gridquote-examples'].map((example) => example.url),
+  );
+}
+
+describe('the examples on a freshly seeded demo store', () => {
+  // What `npm start` serves: the demo's seed (1) over recent days, then a live day in progress.
+  let demo: Harness;
+  let live: FeedEvent[];
+  beforeAll(async () => {
+    demo = await createHarness({ seed: 1, days: 3, until: '20261120' });
+    live = demo.simulator.simulateDay('20261123');
+    await ingestEvents(
+      demo.store.writer,
+      live.filter((event) => event.time < '113000'),
+    );
+    demo.now = new Date('2026-11-23T00:30:00Z');
+  });
+  afterAll(() => demo?.close());
+
+  it('names the days and contracts that store holds, and every example answers 2xx', async () => {
+    const served = (await demo.get(OPENAPI_PATH, { key: null })).json() as Document;
+    const urls = exampleUrls(served);
+    expect(urls.length).toBe(exampleUrls(document).length);
+    expect(urls.join(' ')).not.toContain('2025');
+    expect(urls.join(' ')).toContain('date=20261120');
+    for (const url of urls) {
+      const response = await demo.get(url);
+      expect(response.statusCode, `${url}: ${response.body}`).toBeGreaterThanOrEqual(200);
+      expect(response.statusCode, `${url}: ${response.body}`).toBeLessThan(300);
+    }
+  });
+
+  it('follows the store: a new day moves the examples', async () => {
+    const before = exampleUrls((await demo.get(OPENAPI_PATH, { key: null })).json() as Document);
+    // The live day closes and the next one opens.
+    await ingestEvents(
+      demo.store.writer,
+      live.filter((event) => event.time >= '113000'),
+    );
+    await ingestEvents(demo.store.writer, demo.simulator.simulateDay('20261124'));
+    const after = exampleUrls((await demo.get(OPENAPI_PATH, { key: null })).json() as Document);
+    expect(before.join(' ')).not.toContain('20261123&');
+    expect(after.join(' ')).toContain('date=20261123');
+    for (const url of after) expect((await demo.get(url)).statusCode, url).toBe(200);
   });
 });

@@ -15,8 +15,10 @@ export interface OperationDocs<S extends ParamDefs> {
   /** This operation's meaning of a parameter, where the shared description of params.ts is too generic. */
   readonly params?: { readonly [K in keyof S & string]?: string };
   /**
-   * Named example queries (without `?`). Each answers 200 over the seeded test store
-   * (openapi.test.ts) and its values become the parameters' examples.
+   * Named example queries (without `?`), naming days and contracts through placeholders
+   * (`{pastDay}`, `{futures:HNM}`, examples.ts) that the served store fills, so each answers on
+   * any store (openapi.test.ts runs them on a freshly seeded demo store); the values become the
+   * parameters' examples.
    */
   readonly examples: Readonly<Record<string, string>>;
   /** JSON Schema of the 200 JSON body (response-schemas.ts). */

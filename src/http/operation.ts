@@ -7,6 +7,7 @@ import { authenticate } from './auth.js';
 import type { DataVersions } from './data-versions.js';
 import type { Metrics } from './metrics.js';
 import { negotiate } from './negotiation.js';
+import type { DocumentedOperation } from './openapi.js';
 import type { OperationDocs } from './operation-docs.js';
 import { type OperationSpec, type ParamDefs, type ParamValues, readParams } from './params.js';
 import { HttpProblem } from './problems.js';
@@ -20,7 +21,8 @@ export interface Route<S extends ParamDefs, R> {
   readonly spec: OperationSpec<S>;
   readonly run: (context: QueryContext, values: ParamValues<S>) => Promise<R>;
   readonly json: (result: R) => string;
-  readonly csv: (result: R) => string;
+  /** The CSV writer; it may read the parameters where one shapes the CSV (datamine's layout). */
+  readonly csv: (result: R, values: ParamValues<S>) => string;
   /** Summary, prose, examples and response schema for the OpenAPI document (openapi.ts). */
   readonly docs: OperationDocs<S>;
   /**
@@ -35,6 +37,23 @@ export interface Route<S extends ParamDefs, R> {
 
 export function defineRoute<S extends ParamDefs, R>(route: Route<S, R>): Route<S, R> {
   return route;
+}
+
+/**
+ * A route with its parameter and result types hidden, so that the nine operations share one
+ * list (app.ts ROUTES): what the OpenAPI generator reads, plus a way to register it.
+ */
+export interface ListedRoute extends DocumentedOperation {
+  readonly register: (app: FastifyInstance, deps: RouteDependencies) => void;
+}
+
+export function listRoute<S extends ParamDefs, R>(route: Route<S, R>): ListedRoute {
+  return {
+    path: route.path,
+    spec: route.spec,
+    docs: route.docs,
+    register: (app, deps) => registerRoute(app, deps, route),
+  };
 }
 
 export interface RouteDependencies {

@@ -41,7 +41,7 @@ export interface OperationSpec<S extends ParamDefs> {
   readonly params: S;
   /** Each listed parameter must be sent. */
   readonly required?: readonly (keyof S & string)[];
-  /** Exactly one parameter of each group must be sent (spec 1, rule 6). */
+  /** Exactly one parameter of each group must be sent (docs/api.md, common rules: "Parameters"). */
   readonly exactlyOne?: readonly (readonly (keyof S & string)[])[];
   /** When `when` is sent (and honoured), `names` are disregarded (ticker: date voids from/to). */
   readonly disregard?: { readonly when: keyof S & string; readonly names: readonly (keyof S & string)[] };

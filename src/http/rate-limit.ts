@@ -5,7 +5,7 @@ import type { ApiKeyRecord } from '../store/store.js';
 import { HttpProblem } from './problems.js';
 
 /**
- * Per-key rate limits (market-notes "rate limits"): fixed windows of one second and one
+ * Per-key rate limits (docs/api.md, rate limits): fixed windows of one second and one
  * minute, counted by rate-limiter-flexible, reported with the IETF httpapi RateLimit-Policy /
  * RateLimit headers (structured-field syntax of the current draft) and refused with 429.
  */

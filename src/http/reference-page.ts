@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ExampleValues } from './examples.js';
 import { buildOpenApiDocument, type DocumentedOperation, type ExtraPaths, OPENAPI_PATH } from './openapi.js';
 
 /**
@@ -101,6 +102,11 @@ function asset(file: string): Asset {
   return found;
 }
 
+function documentAsset(document: object): Asset {
+  const body = Buffer.from(JSON.stringify(document));
+  return { body, gzip: gzipSync(body) };
+}
+
 function acceptsGzip(request: FastifyRequest): boolean {
   const header = request.headers['accept-encoding'];
   return typeof header === 'string' && /\bgzip\b(?!;\s*q=0(\.0*)?\s*(,|$))/i.test(header);
@@ -110,19 +116,28 @@ function sendStatic(reply: FastifyReply, type: string, body: string | Buffer): F
   return reply.header('content-type', type).header('x-content-type-options', 'nosniff').send(body);
 }
 
-/** Registers the document, the page and its assets; returns the two paths worth naming in a 404. */
+/**
+ * Registers the document, the page and its assets; returns the two paths worth naming in a 404.
+ * The document's examples come from the store served (examples.ts), so the page's "Try it out"
+ * answers on whatever days and contracts it holds; it is rebuilt when the store's latest day
+ * moves. An empty or failing store gets the examples of docs/api.md: the document holds no data.
+ */
 export function registerDocumentation(
   app: FastifyInstance,
   operations: readonly DocumentedOperation[],
+  examples: () => Promise<ExampleValues | undefined>,
   extra?: ExtraPaths,
 ): string[] {
-  // Built on first request: most apps (tests) never serve it.
-  let document: Asset | undefined;
-  app.get(OPENAPI_PATH, (request, reply) => {
-    if (document === undefined) {
-      const body = Buffer.from(JSON.stringify(buildOpenApiDocument(operations, extra)));
-      document = { body, gzip: gzipSync(body) };
+  let built: { readonly values: ExampleValues | undefined; readonly document: Asset } | undefined;
+  const currentDocument = async (): Promise<Asset> => {
+    const values = await examples();
+    if (built === undefined || built.values !== values) {
+      built = { values, document: documentAsset(buildOpenApiDocument(operations, values, extra)) };
     }
+    return built.document;
+  };
+  app.get(OPENAPI_PATH, async (request, reply) => {
+    const document = await currentDocument();
     reply.header('cache-control', 'no-cache').header('vary', 'Accept, Accept-Encoding');
     const type = 'application/json; charset=utf-8';
     if (acceptsGzip(request))

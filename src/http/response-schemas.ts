@@ -20,7 +20,7 @@ const price = Type.String({
   examples: ['84.50'],
 });
 const integer = Type.String({ pattern: '^-?\\d+$', description: 'integer', examples: ['12'] });
-/** Absent values are "" outside intraday (market-notes, number formats). */
+/** Absent values are "" outside intraday (docs/api.md, decisions: absent values in JSON). */
 const priceOrEmpty = Type.String({
   pattern: '^(-?\\d+\\.\\d{2})?$',
   description: 'decimal, 2 places; "" when absent',
@@ -36,7 +36,7 @@ const tickerTime = Type.String({
   description: 'yyyyMMddHHmmss',
   examples: ['20250228153012'],
 });
-/** Intraday is the spec's one place with JSON null (spec 2.7). */
+/** Intraday is the spec's one place with JSON null (docs/api.md, GET /api/intraday). */
 const priceOrNull = Type.Union([price, Type.Null()]);
 const integerOrNull = Type.Union([integer, Type.Null()]);
 

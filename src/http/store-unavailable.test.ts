@@ -1,23 +1,12 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
-import { expectProblem } from '../../test/api-harness.js';
+import { expectProblem, OPERATION_URLS } from '../../test/api-harness.js';
 import { seededStore } from '../../test/fixtures.js';
 import type { KeyStore, MarketReader, MarketStore } from '../store/store.js';
 import { createApiKey } from './api-keys.js';
 import { buildApp } from './app.js';
 
-/** A valid request of each of the nine operations over the default seeded history. */
-const OPERATIONS = [
-  '/api/ticker?futures=au_electricity&type=settle',
-  '/api/epi',
-  '/api/npi',
-  '/api/tradelog?market=au_gas',
-  '/api/messages?market=au_electricity&type=message_board',
-  '/api/trades?market=au_electricity',
-  '/api/data?futures=BNH',
-  '/api/intraday?futures=BNH',
-  '/api/datamine?type=au-volume',
-];
+const OPERATIONS = OPERATION_URLS;
 
 /**
  * Makes every method of a store interface throw while `broken.now` is set, like a store whose
@@ -84,6 +73,8 @@ describe('a failing store', () => {
     expect((await get('/healthz', null)).statusCode).toBe(200);
     expectProblem(await get('/api/epi', null), 401);
     expectProblem(await get('/api/nope'), 404);
+    // The contract stays readable: the documentation falls back to the examples of docs/api.md.
+    for (const url of ['/api/openapi.json', '/api']) expect((await get(url, null)).statusCode, url).toBe(200);
 
     broken.now = false;
     for (const url of OPERATIONS) expect((await get(url)).statusCode, url).toBe(200);

@@ -5,8 +5,8 @@ import type { MarketReader } from '../store/store.js';
 
 /**
  * `historical` honours every date parameter; `end_of_day` ignores every date-like parameter
- * and always answers with the latest data (spec 5, extended to every operation by
- * market-notes "access levels").
+ * and always answers with the latest data (the specification's rule for tradelog, extended to every operation by
+ * docs/api.md, "Access levels").
  */
 export type AccessLevel = 'historical' | 'end_of_day';
 

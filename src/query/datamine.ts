@@ -10,7 +10,10 @@ import { latestPublished, requirePublished } from './resolve.js';
 export type DatamineType = 'au-volume' | 'au-oi' | 'nz-volume';
 export const DATAMINE_TYPES: readonly DatamineType[] = ['au-volume', 'au-oi', 'nz-volume'];
 
-/** The spec's limit between from and to (spec 8) and the default range (365 days before to). */
+/**
+ * The spec's limit between from and to (docs/api.md, GET /api/datamine) and the default range (365 days
+ * before to).
+ */
 export const MAX_RANGE_DAYS = 366;
 export const DEFAULT_RANGE_DAYS = 365;
 
@@ -34,7 +37,7 @@ const AU_CLASSES = {
   optionClasses: ['averageOptions', 'calOptions', 'finOptions', 'peakOptions'],
 } as const;
 
-/** Regions and classes per type, in the order of spec 2.8. */
+/** Regions and classes per type, in the order of docs/api.md (GET /api/datamine). */
 const LAYOUTS: Readonly<Record<DatamineType, Layout>> = {
   'au-volume': {
     market: 'au_electricity',
@@ -113,7 +116,7 @@ export type DatamineResult =
     };
 
 /**
- * The rules that need no data (market-notes "datamine"): a parameter must apply to the type,
+ * The rules that need no data (docs/api.md, decisions: datamine): a parameter must apply to the type,
  * and a given range must be ordered and at most 366 days long.
  */
 export function datamineParamIssues(params: DatamineParams): ParamIssue[] {
@@ -198,7 +201,7 @@ export async function queryDatamine(context: QueryContext, input: DatamineParams
 /**
  * Sums the groups per (measure, region, cell) in the store's units, then rounds each cell on
  * its own to whole units; the totals add the rounded class cells so every table adds up
- * (market-notes "datamine rounding").
+ * (docs/api.md, decisions: datamine).
  */
 function tabulate<G extends { region: Region; productClass: DatamineClass; block?: boolean; efp?: boolean }>(
   layout: Layout,

@@ -16,7 +16,8 @@ export interface EndOfDayResult {
 }
 
 /**
- * End-of-day records (spec 4.7). By default of the market's latest closed day (its settlement
+ * End-of-day records (docs/api.md, GET /api/data). By default of the market's latest closed day (its
+ * settlement
  * published); a day named by `date` is answered as far as it is published: on a day still
  * trading, settle and open interest are absent, never 0 (docs/api.md, "Which day an answer is
  * about").

@@ -15,7 +15,8 @@ export interface IndexResult {
 }
 
 /**
- * epi and npi (spec 4.2, 4.3): one row per curve year. An index's dates are those with values
+ * epi and npi (docs/api.md, GET /api/epi and GET /api/npi): one row per curve year. An index's dates are
+ * those with values
  * published (after the close), so its latest date is never a day still trading.
  */
 export async function queryIndex(context: QueryContext, params: IndexParams): Promise<IndexResult> {

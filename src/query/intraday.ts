@@ -13,7 +13,10 @@ export interface IntradayResult {
   readonly rows: readonly IntradayRow[];
 }
 
-/** Per-contract snapshot of the current day (spec 4.8, market-notes "intraday data"). */
+/**
+ * Per-contract snapshot of the current day (docs/api.md, GET /api/intraday; docs/market-rules.md, intraday
+ * values).
+ */
 export async function queryIntraday(context: QueryContext, params: IntradayParams): Promise<IntradayResult> {
   const { reader } = context;
   const selection = contractSelection(params.code);

@@ -134,7 +134,7 @@ function requireAmong(
 }
 
 /**
- * The exchange's current trading day (market-notes "current day"): the latest date of any
+ * The exchange's current trading day (docs/api.md, common rules: "Current day"): the latest date of any
  * market, used by the intraday operations.
  */
 export async function currentDay(reader: MarketReader): Promise<string> {

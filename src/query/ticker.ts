@@ -10,7 +10,7 @@ export const TICKER_TYPES: readonly TickerType[] = ['book', 'trade', 'settle'];
 export interface TickerParams {
   readonly code: ContractParam;
   readonly type?: TickerType;
-  /** A past day's whole ticker; from and to are then disregarded (spec 7). */
+  /** A past day's whole ticker; from and to are then disregarded (docs/api.md, GET /api/ticker). */
   readonly date?: string;
   readonly from?: string;
   readonly to?: string;
@@ -56,7 +56,7 @@ export async function queryTicker(context: QueryContext, params: TickerParams): 
     if (issues.length > 0) throw invalidParameters(issues);
     day = await currentDay(reader);
     from = params.from ?? DAY_START;
-    // On a live day the window ends at the exchange clock's time (market-notes "ticker window").
+    // On a live day the window ends at the exchange clock's time (docs/api.md, GET /api/ticker).
     to = params.to ?? defaultTo(day, context.clock);
   }
   const rows = await reader.ticker({

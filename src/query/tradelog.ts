@@ -22,7 +22,7 @@ export interface TradeLogSummary {
 
 export interface TradeLogResult {
   readonly date: string;
-  /** Electricity rows carry hours and face value (spec 2.3). */
+  /** Electricity rows carry hours and face value (docs/api.md, GET /api/tradelog). */
   readonly electricity: boolean;
   readonly summary: TradeLogSummary;
   /** In time order. */
@@ -30,7 +30,8 @@ export interface TradeLogResult {
 }
 
 /**
- * A day's trade log (spec 4.4). The latest available date is the market's latest closed day, for
+ * A day's trade log (docs/api.md, GET /api/tradelog). The latest available date is the market's latest
+ * closed day, for
  * both access levels (docs/api.md, "Which day an answer is about"): the live day's trades are
  * the intraday operations' (trades, ticker); a historical key may still name the live day.
  */

@@ -19,7 +19,7 @@ export interface TradesResult {
   readonly rows: readonly TradeRow[];
 }
 
-/** Intraday trades of the current day (market-notes "current day"). */
+/** Intraday trades of the current day (docs/api.md, common rules: "Current day"). */
 export async function queryTrades(context: QueryContext, params: TradesParams): Promise<TradesResult> {
   const { reader } = context;
   const { market, selection } = tradeSelection(params.scope);

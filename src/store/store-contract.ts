@@ -28,7 +28,10 @@ const AU_OPTIONS: Selection = { instrument: 'option', market: 'au_electricity' }
 const BNH_FUTURES: Selection = { ...AU_FUTURES, prefix: 'BNH' };
 const WHOLE_DAY = { from: '000000', to: '235959' };
 
-/** A trading day with every event type; the strip and its legs are the market-notes rows. */
+/**
+ * A trading day with every event type; the strip and its legs are the reference rows of docs/market-
+ * rules.md.
+ */
 export function dayOne(): ValidatedEvent[] {
   return [
     book(D1, 1, '100000', 'BNH2026', [12400, 1], [12450, 2]),
@@ -462,7 +465,7 @@ export function describeMarketStore(
           'BNH20260012000C',
           'BNH20260012000P',
         ]);
-        // market-notes: the published rows of 19 Feb 2025
+        // docs/market-rules.md, reference rows: the published rows of 19 Feb 2025
         expect(
           log.slice(0, 4).map((row) => [row.tradeType, row.hours, row.faceValueMillis, row.mwhTenths]),
         ).toEqual([

@@ -80,7 +80,7 @@ export interface EndOfDayRow {
   readonly impliedVolatility: number | null;
 }
 
-/** Snapshot of one contract on the current day (market-notes: "Intraday data"). */
+/** Snapshot of one contract on the current day (docs/market-rules.md, intraday values). */
 export interface IntradayRow {
   readonly code: string;
   readonly optionType?: OptionType;

@@ -12,7 +12,7 @@ export const OPERATIONS = {
   trades: { path: '/api/trades', parameters: ['market', 'futures', 'options', 'from', 'format'] },
   data: { path: '/api/data', parameters: ['futures', 'options', 'date', 'format'] },
   intraday: { path: '/api/intraday', parameters: ['futures', 'options', 'format'] },
-  datamine: { path: '/api/datamine', parameters: ['type', 'from', 'to', 'date', 'format'] },
+  datamine: { path: '/api/datamine', parameters: ['type', 'from', 'to', 'date', 'layout', 'format'] },
 } as const;
 
 export type OperationName = keyof typeof OPERATIONS;
@@ -580,6 +580,8 @@ export type DatamineParams = {
   to?: string;
   /** au-oi: the day; default the latest day whose open interest is published (after the close); a day without it is a 404 naming the nearest one. Ignored (not validated) under `end_of_day` access, and then listed in `Ignored-Parameters`. */
   date?: string;
+  /** The CSV form: `sections` (default, the specification's: one section per measure) or `long` (one row per measure, region and field under one header, for pandas, DuckDB and BI tools). JSON is the same either way. */
+  layout?: 'sections' | 'long';
 };
 
 /** JSON answer of GET /api/datamine. */

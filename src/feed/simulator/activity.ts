@@ -39,7 +39,8 @@ interface Flow {
 }
 
 /**
- * Daily activity by market, tuned to the real day of market-notes (AU electricity: 387 trade
+ * Daily activity by market, tuned to the real day of docs/market-rules.md (reference rows) (AU electricity:
+ * 387 trade
  * log rows, 1,438 lots): about 190 outrights, 33 strips (5 rows each), 5 blocks and 24 option
  * trades; NZ a few dozen trades, gas a handful, certificates 10-20.
  */

@@ -6,7 +6,10 @@ import { optionValue } from './pricing.js';
 import type { DayContext } from './session.js';
 import { futures, isAuStrip } from './structure.js';
 
-/** The calendar strips averaged by each index (market-notes 2: epi over AU regions, npi over NZ nodes). */
+/**
+ * The calendar strips averaged by each index (docs/api.md, GET /api/epi and GET /api/npi: epi over AU
+ * regions, npi over NZ nodes).
+ */
 const INDEX_STRIPS: ReadonlyArray<{ readonly index: IndexName; readonly roots: readonly string[] }> = [
   { index: 'epi', roots: ['HN', 'HQ', 'HV', 'HS'] },
   { index: 'npi', roots: ['EB', 'EF'] },

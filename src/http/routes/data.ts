@@ -4,7 +4,7 @@ import { defineRoute } from '../operation.js';
 import { dateParam, futuresParam, optionsParam, theOne } from '../params.js';
 import { dataResponse } from '../response-schemas.js';
 
-/** GET /api/data (spec 4.7): end-of-day records. */
+/** GET /api/data (docs/api.md): end-of-day records. */
 export const dataRoute = defineRoute({
   path: '/api/data',
   spec: {
@@ -29,8 +29,8 @@ export const dataRoute = defineRoute({
     },
     examples: {
       futures: 'futures=BNH',
-      'futures-day': 'futures=BNH&date=20250227',
-      options: 'options=EAH2026',
+      'futures-day': 'futures=BNH&date={pastDay}',
+      options: 'options={options:EAH}',
     },
     response: dataResponse,
     csv:

@@ -150,7 +150,8 @@ describe('GET /api/datamine', () => {
       string,
       string
     >[];
-    // Strips are counted through their quarter legs (market-notes), so strip rows are not counted again.
+    // Strips are counted through their quarter legs (docs/market-rules.md, datamine statistics), so strip
+    // rows are not counted again.
     const counted = log.filter((entry) => !/^H[NQVS][MZ]\d{4}F$/.test(entry.code ?? ''));
     expect(count).toBe(counted.length);
   });
@@ -170,7 +171,7 @@ describe('GET /api/datamine', () => {
   });
 
   it.each(['type=au-volume', 'type=au-oi&date=20250227', 'type=nz-volume&from=20250226&to=20250227'])(
-    'writes the same values as CSV sections in the column order of spec 4.9: %s',
+    'writes the same values as CSV sections in the column order of docs/api.md: %s',
     async (query) => {
       const type = query.split('&')[0]?.slice(5) as keyof typeof CASES;
       const { body } = await datamine(query);
@@ -219,5 +220,43 @@ describe('GET /api/datamine', () => {
     expect(
       (await datamine('type=au-volume&date=20250227', 'end_of_day')).response.headers['ignored-parameters'],
     ).toBe('date');
+  });
+});
+
+describe('GET /api/datamine with layout=long', () => {
+  it.each(Object.keys(CASES) as (keyof typeof CASES)[])(
+    '%s: one row per measure, region and field, the same values as the sections',
+    async (type) => {
+      const expected = CASES[type];
+      const query =
+        type === 'au-oi' ? `type=${type}&date=20250227` : `type=${type}&from=20250226&to=20250228`;
+      const { tables } = sections(expectCsv(await api.get(`/api/datamine?${query}&format=csv`)));
+      const [header = [], ...rows] = expectCsv(
+        await api.get(`/api/datamine?${query}&layout=long&format=csv`),
+      );
+      const dates = type === 'au-oi' ? ['20250227'] : ['20250226', '20250228'];
+      expect(header).toEqual([
+        ...(type === 'au-oi' ? ['date'] : ['from', 'to']),
+        'measure',
+        'state',
+        'field',
+        'value',
+      ]);
+      const fields = expected.csv.slice(1);
+      expect(rows).toHaveLength(expected.measures.length * expected.regions.length * fields.length);
+      const expectedRows = expected.measures.flatMap((measure) =>
+        expected.regions.flatMap((region) =>
+          fields.map((field) => [...dates, measure, region, field, tables[measure]?.[region]?.[field]]),
+        ),
+      );
+      expect(rows).toEqual(expectedRows);
+    },
+  );
+
+  it('leaves JSON as it is, and refuses an unknown layout', async () => {
+    const plain = await api.get('/api/datamine?type=au-oi&date=20250227');
+    const long = await api.get('/api/datamine?type=au-oi&date=20250227&layout=long');
+    expect(long.body).toBe(plain.body);
+    expectProblem(await api.get('/api/datamine?type=au-oi&layout=wide&format=csv'), 400, 'layout');
   });
 });

@@ -1,14 +1,23 @@
-import { datamineCsv, datamineJson } from '../../format/datamine.js';
+import { datamineCsv, datamineJson, datamineLongCsv } from '../../format/datamine.js';
 import { DATAMINE_TYPES, datamineParamIssues, queryDatamine } from '../../query/datamine.js';
 import { defineRoute } from '../operation.js';
 import { dateParam, enumParam, theOne } from '../params.js';
 import { datamineResponse } from '../response-schemas.js';
 
-/** GET /api/datamine (spec 4.9). from and to are dates here, so end_of_day ignores them too. */
+/** The CSV forms: the specification's sections, or one tidy table (format/datamine.ts). */
+export const DATAMINE_CSV_LAYOUTS = ['sections', 'long'] as const;
+
+/** GET /api/datamine (docs/api.md). from and to are dates here, so end_of_day ignores them too. */
 export const datamineRoute = defineRoute({
   path: '/api/datamine',
   spec: {
-    params: { type: enumParam(DATAMINE_TYPES), from: dateParam, to: dateParam, date: dateParam },
+    params: {
+      type: enumParam(DATAMINE_TYPES),
+      from: dateParam,
+      to: dateParam,
+      date: dateParam,
+      layout: enumParam(DATAMINE_CSV_LAYOUTS),
+    },
     required: ['type'],
     check: (params) =>
       params.type === undefined
@@ -23,7 +32,7 @@ export const datamineRoute = defineRoute({
       date: params.date,
     }),
   json: datamineJson,
-  csv: datamineCsv,
+  csv: (result, params) => (params.layout === 'long' ? datamineLongCsv(result) : datamineCsv(result)),
   docs: {
     summary: 'Exchange statistics: volume and open interest by region',
     tag: 'statistics',
@@ -39,16 +48,22 @@ export const datamineRoute = defineRoute({
       date:
         'au-oi: the day; default the latest day whose open interest is published (after the close); a day ' +
         'without it is a 404 naming the nearest one.',
+      layout:
+        "The CSV form: `sections` (default, the specification's: one section per measure) or `long` (one " +
+        'row per measure, region and field under one header, for pandas, DuckDB and BI tools). JSON is ' +
+        'the same either way.',
     },
     examples: {
       'nz-volume': 'type=nz-volume',
-      'au-volume': 'type=au-volume&from=20250226&to=20250228',
-      'au-oi': 'type=au-oi&date=20250227',
+      'au-volume': 'type=au-volume&from={earlierDay}&to={latestDay}',
+      'au-oi': 'type=au-oi&date={pastDay}',
+      'au-oi-long-csv': 'type=au-oi&layout=long&format=csv',
     },
     response: datamineResponse,
     csv:
       'One section per measure (its name, a `state` header, one row per region), a blank line between ' +
-      'sections.',
+      'sections; with `layout=long` one table `from,to,measure,state,field,value` (au-oi: ' +
+      '`date,measure,state,field,value`).',
   },
   dateOf: (result) => (result.kind === 'volume' ? result.to : result.date),
   firstDateOf: (result) => (result.kind === 'volume' ? result.from : result.date),

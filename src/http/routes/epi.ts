@@ -4,7 +4,7 @@ import { defineRoute } from '../operation.js';
 import { dateParam } from '../params.js';
 import { epiResponse } from '../response-schemas.js';
 
-/** GET /api/epi (spec 4.2). */
+/** GET /api/epi (docs/api.md). */
 export const epiRoute = defineRoute({
   path: '/api/epi',
   spec: { params: { date: dateParam } },
@@ -18,7 +18,7 @@ export const epiRoute = defineRoute({
       "epi: for each calendar year on the curve, the mean of the four AU regions' base-load calendar-year " +
       'strip settlement prices on that date. One row per year.',
     params: { date: 'The day; default: the latest day with index values.' },
-    examples: { latest: '', 'a-day': 'date=20250227' },
+    examples: { latest: '', 'a-day': 'date={pastDay}' },
     response: epiResponse,
     csv: 'Columns date, year, epi.',
   },

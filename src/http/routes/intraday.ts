@@ -4,7 +4,7 @@ import { defineRoute } from '../operation.js';
 import { futuresParam, optionsParam, theOne } from '../params.js';
 import { intradayResponse } from '../response-schemas.js';
 
-/** GET /api/intraday (spec 4.8). */
+/** GET /api/intraday (docs/api.md). */
 export const intradayRoute = defineRoute({
   path: '/api/intraday',
   spec: {
@@ -25,7 +25,7 @@ export const intradayRoute = defineRoute({
       'Absent values are null, never 0.',
     examples: {
       futures: 'futures=BNH',
-      'options-puts': 'options=BNH2026P',
+      'options-puts': 'options={options:BNH}P',
       market: 'futures=nz_electricity',
     },
     response: intradayResponse,

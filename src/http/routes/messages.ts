@@ -4,7 +4,7 @@ import { defineRoute } from '../operation.js';
 import { enumParam, marketParam, theOne, timeParam } from '../params.js';
 import { messagesResponse } from '../response-schemas.js';
 
-/** GET /api/messages (spec 4.5). */
+/** GET /api/messages (docs/api.md). */
 export const messagesRoute = defineRoute({
   path: '/api/messages',
   spec: {

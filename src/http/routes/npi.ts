@@ -4,7 +4,7 @@ import { defineRoute } from '../operation.js';
 import { dateParam } from '../params.js';
 import { npiResponse } from '../response-schemas.js';
 
-/** GET /api/npi (spec 4.3). */
+/** GET /api/npi (docs/api.md). */
 export const npiRoute = defineRoute({
   path: '/api/npi',
   spec: { params: { date: dateParam } },
@@ -18,7 +18,7 @@ export const npiRoute = defineRoute({
       'npi: for each calendar year on the curve, the mean of the Otahuhu and Benmore base-load ' +
       'calendar-year strip settlement prices on that date. One row per year.',
     params: { date: 'The day; default: the latest day with index values.' },
-    examples: { latest: '', 'a-day-csv': 'date=20250226&format=csv' },
+    examples: { latest: '', 'a-day-csv': 'date={earlierDay}&format=csv' },
     response: npiResponse,
     csv: 'Columns date, year, npi.',
   },

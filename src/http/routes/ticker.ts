@@ -4,7 +4,7 @@ import { defineRoute } from '../operation.js';
 import { dateParam, enumParam, futuresParam, optionsParam, theOne, timeParam } from '../params.js';
 import { tickerResponse } from '../response-schemas.js';
 
-/** GET /api/ticker (spec 4.1). */
+/** GET /api/ticker (docs/api.md). */
 export const tickerRoute = defineRoute({
   path: '/api/ticker',
   spec: {
@@ -46,8 +46,8 @@ export const tickerRoute = defineRoute({
     },
     examples: {
       'futures-trades': 'futures=BNH&type=trade',
-      'options-settle': 'options=BNH2026C&type=settle',
-      'past-day': 'futures=BNH2026&date=20250228',
+      'options-settle': 'options={options:BNH}C&type=settle',
+      'past-day': 'futures={futures:BNH}&date={pastDay}',
       'market-window': 'futures=au_gas&from=100000&to=160000',
     },
     response: tickerResponse,

@@ -141,7 +141,7 @@ describe('GET /api/tradelog', () => {
     expect(expectProblem(await api.get('/api/tradelog?futures=QQH2026'), 404).detail).toContain('QQH2026');
   });
 
-  it('ignores date under end_of_day access (spec 5)', async () => {
+  it('ignores date under end_of_day access (docs/api.md, access levels)', async () => {
     const { response, body } = await tradelog('market=au_electricity&date=20250226', 'end_of_day');
     expect(body.date).toBe('20250228');
     expect(response.headers['ignored-parameters']).toBe('date');

@@ -4,7 +4,7 @@ import { defineRoute } from '../operation.js';
 import { dateParam, futuresParam, marketParam, optionsParam, theOne } from '../params.js';
 import { tradelogResponse } from '../response-schemas.js';
 
-/** GET /api/tradelog (spec 4.4). */
+/** GET /api/tradelog (docs/api.md). */
 export const tradelogRoute = defineRoute({
   path: '/api/tradelog',
   spec: {
@@ -36,7 +36,7 @@ export const tradelogRoute = defineRoute({
     },
     examples: {
       market: 'market=au_electricity',
-      'futures-day': 'futures=HNM2026&date=20250227',
+      'futures-day': 'futures={futures:HNM}&date={pastDay}',
       gas: 'market=au_gas&format=csv',
     },
     response: tradelogResponse,

@@ -4,7 +4,7 @@ import { defineRoute } from '../operation.js';
 import { futuresParam, marketParam, optionsParam, theOne, timeParam } from '../params.js';
 import { tradesResponse } from '../response-schemas.js';
 
-/** GET /api/trades (spec 4.6). */
+/** GET /api/trades (docs/api.md). */
 export const tradesRoute = defineRoute({
   path: '/api/trades',
   spec: {

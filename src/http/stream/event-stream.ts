@@ -46,6 +46,8 @@ export class EventStream implements LiveSubscriber {
   readonly #after: StreamPosition | undefined;
   readonly #from: StreamStart['from'];
   readonly #publications: PublicationTracker | undefined;
+  /** Streams with equal keys send the same text for a batch that follows on from their cursor. */
+  readonly #shareKey: string | undefined;
   #live = false;
   #closed = false;
   #heartbeat: NodeJS.Timeout | undefined;
@@ -67,6 +69,9 @@ export class EventStream implements LiveSubscriber {
     this.#after = start.after;
     this.#from = start.from;
     this.#publications = content.kind === 'publications' ? new PublicationTracker() : undefined;
+    // A publication tracker's state and a from= time are the stream's own: no sharing then.
+    this.#shareKey =
+      content.kind === 'market' && start.from === undefined ? selectionKey(content.selection) : undefined;
   }
 
   get cursor(): StreamPosition {
@@ -116,7 +121,23 @@ export class EventStream implements LiveSubscriber {
       void this.#catchUp();
       return;
     }
-    this.#take(batch.items);
+    const key = this.#shareKey;
+    const last = batch.items[batch.items.length - 1];
+    if (key === undefined || last === undefined || comparePositions(batch.after, this.#cursor) !== 0) {
+      this.#take(batch.items);
+      return;
+    }
+    let frames = batch.shared.get(key);
+    if (frames === undefined) {
+      frames = this.#collect(batch.items);
+      batch.shared.set(key, frames);
+    }
+    this.#cursor = last;
+    if (frames.count > 0) {
+      this.#write(frames.text);
+      this.metrics.sent(frames.count);
+    }
+    this.#checkQueue();
   }
 
   fail(error: unknown): void {
@@ -160,23 +181,30 @@ export class EventStream implements LiveSubscriber {
    * writing every event on its own would spend the server on write calls.
    */
   #send(items: readonly StreamItem[]): void {
-    let text = '';
-    let count = 0;
-    for (const item of items) {
-      const frame = this.#frameToSend(item);
-      if (frame === null) continue;
-      text += frame;
-      count += 1;
-    }
+    const { text, count } = this.#collect(items);
+    const last = items[items.length - 1];
+    if (last !== undefined && comparePositions(last, this.#cursor) > 0) this.#cursor = last;
     if (count === 0) return;
     this.#write(text);
     this.metrics.sent(count);
   }
 
-  /** Moves the cursor past the item; its frame when this stream sends it. */
+  /** The frames this stream sends of the items after its cursor (the cursor is the caller's to move). */
+  #collect(items: readonly StreamItem[]): { text: string; count: number } {
+    let text = '';
+    let count = 0;
+    for (const item of items) {
+      if (comparePositions(item, this.#cursor) <= 0) continue;
+      const frame = this.#frameToSend(item);
+      if (frame === null) continue;
+      text += frame;
+      count += 1;
+    }
+    return { text, count };
+  }
+
+  /** The item's frame when this stream sends it. */
   #frameToSend(item: StreamItem): string | null {
-    if (comparePositions(item, this.#cursor) <= 0) return null;
-    this.#cursor = item;
     const frame = this.#frameOf(item);
     if (frame === null) return null;
     if (this.#after !== undefined && comparePositions(item, this.#after) <= 0) return null;
@@ -225,4 +253,17 @@ export class EventStream implements LiveSubscriber {
     this.metrics.closed();
     this.onEnd();
   }
+}
+
+/** Streams of equal keys select the same events. */
+function selectionKey(selection: MarketSelection): string {
+  const { contracts } = selection;
+  return [
+    selection.market,
+    contracts === undefined
+      ? '*'
+      : `${contracts.instrument}:${contracts.prefix ?? ''}:${contracts.optionType ?? ''}`,
+    [...selection.ticker].sort().join(','),
+    [...selection.messages].sort().join(','),
+  ].join('|');
 }

@@ -6,6 +6,11 @@ import { readPage, type StreamSource } from './stream-source.js';
 export interface Batch {
   readonly after: StreamPosition;
   readonly items: readonly StreamItem[];
+  /**
+   * The text a selection makes of the whole batch, written once and shared by every stream of
+   * that selection (most streams of a busy server ask for the same few things).
+   */
+  readonly shared: Map<string, { readonly text: string; readonly count: number }>;
 }
 
 /** A stream that has caught up with the store and now takes its events from the hub. */
@@ -83,7 +88,7 @@ export class StreamHub {
           const page = await readPage(this.source, after, this.pageSize);
           this.#head = page.end;
           if (page.items.length === 0) break;
-          const batch: Batch = { after, items: page.items };
+          const batch: Batch = { after, items: page.items, shared: new Map() };
           for (const subscriber of [...this.#subscribers]) subscriber.deliver(batch);
         }
       } while (this.#again);

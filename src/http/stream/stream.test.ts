@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
-import { seededStore } from '../../../test/fixtures.js';
+import { seededStore, seededTestStore } from '../../../test/fixtures.js';
 import { type ReceivedEvent, SseClient } from '../../../test/sse-client.js';
 import { waitFor } from '../../../test/wait-for.js';
 import { MARKET_CODES } from '../../domain/markets.js';
@@ -19,7 +19,8 @@ import { isSelected, type MarketSelection, StreamItem } from './stream-items.js'
 import { STREAM_SPEC } from './stream-route.js';
 
 /**
- * GET /api/stream over a listening server. Each fixture is a store whose seeded history ends on
+ * GET /api/stream over a listening server (over SQLite, and over PostgreSQL in the `postgres`
+ * project: vitest.config.ts). Each fixture is a store whose seeded history ends on
  * 20250227, with the morning of the live day 20250228 in; tests ingest the rest while clients listen.
  */
 const PREVIOUS = '20250227';
@@ -52,7 +53,7 @@ afterEach(async () => {
 });
 
 async function fixture(): Promise<Fixture> {
-  const seeded = seededStore({ days: 2, until: PREVIOUS });
+  const seeded = await seededTestStore({ days: 2, until: PREVIOUS });
   const { store } = seeded;
   const live = seeded.simulator.simulateDay(LIVE);
   const historical = createApiKey({ level: 'historical', now: NOW });

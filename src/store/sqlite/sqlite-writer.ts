@@ -286,7 +286,8 @@ export function createSqliteWriter(
       case 'trade': {
         const { info, key } = entryOf(event.contract);
         views.touchDay(info.market, date, time);
-        // first/high/low/last come from on-screen trades of the contract itself (market-notes)
+        // first/high/low/last come from on-screen trades of the contract itself (docs/market-rules.md, trade
+        // types)
         const onScreen = event.tradeType === 'N' && !event.block;
         views.trade(date, key, event.seq, event.priceCents, event.volume, onScreen);
         if (info.datamineClass !== null) {
