@@ -1,6 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, flagOf, loadClientSettings, loadConfig, SETTINGS, type SettingName } from './config.js';
+import {
+  ConfigError,
+  flagOf,
+  loadClientSettings,
+  loadConfig,
+  SETTINGS,
+  type SettingName,
+  storeLocation,
+} from './config.js';
 import { DEFAULT_HTTP_LIMITS } from './http/limits.js';
 
 function problemsOf(
@@ -165,6 +173,25 @@ describe('the metrics token', () => {
     const [problem] = problemsOf({ GRIDQUOTE_METRICS_TOKEN: 'short secret' });
     expect(problem).toMatch(/^GRIDQUOTE_METRICS_TOKEN must be at least 16/);
     expect(problem).not.toContain('short secret');
+  });
+});
+
+describe('storeLocation (every command with --db)', () => {
+  it('takes the flag over GRIDQUOTE_DB, GRIDQUOTE_DB without the flag, nothing without either', () => {
+    expect(storeLocation('flag.db', { GRIDQUOTE_DB: 'env.db' })).toBe('flag.db');
+    expect(storeLocation(undefined, { GRIDQUOTE_DB: 'postgres://u@h/db' })).toBe('postgres://u@h/db');
+    expect(storeLocation(undefined, {})).toBeUndefined();
+  });
+
+  it('reads no other setting: a bad PORT does not stop a command that only needs the store', () => {
+    expect(storeLocation(undefined, { GRIDQUOTE_DB: 'env.db', PORT: 'http' })).toBe('env.db');
+  });
+
+  it('refuses an empty value, naming where it came from', () => {
+    expect(() => storeLocation(' ', {})).toThrow('--db must be a file path or a postgres:// URL');
+    expect(() => storeLocation(undefined, { GRIDQUOTE_DB: '' })).toThrow(
+      new ConfigError(['GRIDQUOTE_DB must be a file path or a postgres:// URL, got an empty value']),
+    );
   });
 });
 

@@ -247,9 +247,7 @@ export function loadConfig(
   const problems: string[] = [];
   const config: Record<string, unknown> = {};
   for (const [name, setting] of Object.entries(SETTINGS) as [SettingName, Setting<unknown>][]) {
-    const flag = flags[name];
-    const fromEnv = env[setting.env];
-    const [text, source] = flag !== undefined ? [flag, flagOf(name)] : [fromEnv, setting.env];
+    const [text, source] = givenText(name, env, flags[name]);
     if (text === undefined) {
       config[name] = setting.fallback;
       continue;
@@ -266,6 +264,31 @@ export function loadConfig(
   }
   if (problems.length > 0) throw new ConfigError(problems, { ...typed });
   return Object.freeze(typed);
+}
+
+/** The flag's text if given, else the env var's, with the name of where it came from. */
+function givenText(
+  name: SettingName,
+  env: Readonly<Record<string, string | undefined>>,
+  flag: string | undefined,
+): [text: string | undefined, source: string] {
+  return flag !== undefined ? [flag, flagOf(name)] : [env[SETTINGS[name].env], SETTINGS[name].env];
+}
+
+/**
+ * The store a command works on: its --db flag, else GRIDQUOTE_DB; undefined when neither is
+ * given. Every command that takes --db resolves it so (serve through loadConfig), and reads no
+ * other setting: a bad PORT must not stop `keys list`. Throws a ConfigError on an empty value.
+ */
+export function storeLocation(
+  flag: string | undefined,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): string | undefined {
+  const [text, source] = givenText('db', env, flag);
+  if (text === undefined) return undefined;
+  const parsed = SETTINGS.db.parse(text);
+  if ('problem' in parsed) throw new ConfigError([`${source} ${parsed.problem}`]);
+  return parsed.value;
 }
 
 /** A TCP port 0..65535 (0 = any free port); throws a ConfigError naming the source. */

@@ -1,3 +1,5 @@
+import { Option } from 'commander';
+import { SETTINGS, storeLocation } from '../config.js';
 import { type OpenStoreOptions, openStore } from '../store/open-store.js';
 import type { MarketStore } from '../store/store.js';
 
@@ -31,6 +33,21 @@ export async function withStore<T>(
   } finally {
     await store.close();
   }
+}
+
+/** The --db option of a command; without it the command takes GRIDQUOTE_DB (storeLocation). */
+export function storeOption(description: string, otherwise?: string): Option {
+  const fallback = otherwise === undefined ? '' : `, else ${otherwise}`;
+  return new Option('--db <location>', `${description} (default: $${SETTINGS.db.env}${fallback})`);
+}
+
+/** The store a command names: --db, else GRIDQUOTE_DB; a refusal when neither is given. */
+export function requireStore(command: string, flag: string | undefined): string {
+  const location = storeLocation(flag);
+  if (location === undefined) {
+    throw new CliError(`${command} needs a store: pass --db STORE or set ${SETTINGS.db.env}`);
+  }
+  return location;
 }
 
 /** A refusal the user can act on: printed as one line, no stack. */

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable, Writable } from 'node:stream';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { openStore } from '../store/open-store.js';
 import type { CliIo } from './cli-io.js';
 import { registerExport } from './export.js';
@@ -131,7 +131,15 @@ describe('gridquote CLI', () => {
   });
 
   it('reports usage errors and missing files in one line with a non-zero exit code', async () => {
-    expectOneLineError(await gridquote(['seed']), /required option '--db <location>' not specified/);
+    vi.stubEnv('GRIDQUOTE_DB', undefined);
+    try {
+      expectOneLineError(
+        await gridquote(['seed']),
+        /seed needs a store: pass --db STORE or set GRIDQUOTE_DB/,
+      );
+    } finally {
+      vi.unstubAllEnvs();
+    }
     expectOneLineError(
       await gridquote(['seed', '--db', path('h.db'), '--days', '0']),
       /--days.*whole number of days/,

@@ -1,15 +1,16 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
-import { loadConfig } from '../config.js';
+import { loadConfig, storeLocation } from '../config.js';
 import { lastCompletedTradingDay, nextTradingDay } from '../domain/calendar.js';
 import { createSimulator } from '../feed/simulator/simulator.js';
 import type { HttpLimits } from '../http/limits.js';
 import { ingestEvents } from '../ingest/ingest-events.js';
 import { type LiveExchange, startLiveExchange } from '../ingest/live-exchange.js';
 import { createSimulatedClock, type SimulatedClock } from '../ingest/simulated-clock.js';
+import { sqlitePath, storeKind } from '../store/open-store.js';
 import type { MarketStore } from '../store/store.js';
-import { CliError, type CliIo, PROCESS_IO, withStore } from './cli-io.js';
+import { CliError, type CliIo, PROCESS_IO, storeOption, withStore } from './cli-io.js';
 import { type DemoKeys, demoKeys } from './demo-keys.js';
 import { seedStore } from './seed.js';
 import { type RunningServer, type ServerOptions, startServer, streamSettings } from './serve.js';
@@ -50,7 +51,7 @@ export interface RunningDemo {
  * simulated exchange live on top of the seeded history.
  */
 export async function startDemo(io: CliIo, options: DemoOptions): Promise<RunningDemo> {
-  mkdirSync(dirname(options.db), { recursive: true });
+  if (storeKind(options.db) === 'sqlite') mkdirSync(dirname(sqlitePath(options.db)), { recursive: true });
   const empty = await withStore(
     io,
     options.db,
@@ -182,11 +183,19 @@ const KEYS_ORIGIN: Readonly<Record<DemoKeys['origin'], string>> = {
   replaced: 'new keys (the saved ones no longer verify: revoked, damaged or from another store)',
 };
 
+/** Where `npm start` keeps the demo when neither --db nor GRIDQUOTE_DB names a store. */
+export const DEFAULT_DEMO_DB = './data/demo.db';
+
+/** The demo's store: --db, else GRIDQUOTE_DB, else DEFAULT_DEMO_DB. */
+export function demoStore(flag: string | undefined): string {
+  return storeLocation(flag) ?? DEFAULT_DEMO_DB;
+}
+
 export function registerDemo(program: Command, io: CliIo = PROCESS_IO): Command {
   return program
     .command('demo')
     .description('seed a demo database if needed, run a live simulated exchange and serve the API')
-    .option('--db <file>', 'SQLite store of the demo', './data/demo.db')
+    .addOption(storeOption("the demo's store, a SQLite file or a postgres:// URL", DEFAULT_DEMO_DB))
     .option('--port <n>', 'TCP port', parseWhole('a port from 0 to 65535', 0, 65_535), 8080)
     .option('--host <h>', 'interface to bind', '127.0.0.1')
     .option(
@@ -203,11 +212,13 @@ export function registerDemo(program: Command, io: CliIo = PROCESS_IO): Command 
       60,
     )
     .option('--new-keys', 'revoke the demo keys kept from earlier starts and issue new ones')
-    .action(async (flags: DemoOptions) => {
+    .action(async (flags: Omit<DemoOptions, 'db'> & { db?: string }) => {
       // The demo's own flags choose store, port and host; limits, grace and CORS come from the environment.
       const config = loadConfig();
+      const db = demoStore(flags.db);
       const demo = await startDemo(io, {
         ...flags,
+        db,
         limits: config,
         shutdownGraceMs: config.shutdownGraceMs,
         ...(config.corsOrigins === undefined ? {} : { corsOrigins: config.corsOrigins }),

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { type Command, InvalidArgumentError } from 'commander';
 import { isValidDate } from '../domain/dates.js';
-import { type CliIo, PROCESS_IO, withStore } from './cli-io.js';
+import { type CliIo, PROCESS_IO, requireStore, storeOption, withStore } from './cli-io.js';
 
 /** Lines are written in blocks of about this many characters: fewer writes, bounded memory. */
 const BLOCK = 64 * 1024;
@@ -47,10 +47,10 @@ export function registerExport(program: Command, io: CliIo = PROCESS_IO): Comman
   return program
     .command('export')
     .description('write the stored event stream as NDJSON on stdout, ordered by date then seq')
-    .requiredOption('--db <location>', 'the store: a SQLite file or a postgres:// URL')
+    .addOption(storeOption('the store: a SQLite file or a postgres:// URL'))
     .option('--date <yyyyMMdd>', 'only the events of this date', parseDate)
-    .action(async (flags: { db: string; date?: string }) => {
-      await exportEvents(io, flags.db, flags.date);
+    .action(async (flags: { db?: string; date?: string }) => {
+      await exportEvents(io, requireStore('export', flags.db), flags.date);
     });
 }
 

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { ingestFile } from '../ingest/ingest-file.js';
 import { DEFAULT_ACK_WAIT_MS, DEFAULT_BATCH_SIZE, DEFAULT_DURABLE } from '../ingest/nats/nats-ingest.js';
-import { CliError, type CliIo, PROCESS_IO, withStore } from './cli-io.js';
+import { CliError, type CliIo, PROCESS_IO, requireStore, storeOption, withStore } from './cli-io.js';
 import { runStreamIngest, type StreamIngestFlags } from './ingest-stream.js';
 import { createProgress } from './progress.js';
 import { addStreamFlags, parseNatsUrl, parseWhole } from './stream-flags.js';
@@ -12,7 +12,7 @@ export function registerIngest(program: Command, io: CliIo = PROCESS_IO): Comman
     .description(
       'load an NDJSON event feed (docs/feed-format.md) into a store, all or nothing; or consume the feed stream',
     )
-    .requiredOption('--db <location>', 'the store: a SQLite file (created when missing) or a postgres:// URL')
+    .addOption(storeOption('the store: a SQLite file (created when missing) or a postgres:// URL'))
     .argument('[feed]', "NDJSON file, or '-' for standard input")
     .option(
       '--from <url>',
@@ -47,27 +47,35 @@ export function registerIngest(program: Command, io: CliIo = PROCESS_IO): Comman
         'after its commit; an invalid message is refused (terminated) with one log line. See\n' +
         'docs/operations.md, "Deployment: beyond one machine".',
     )
-    .action(async (feed: string | undefined, flags: StreamIngestFlags & { from?: string }) => {
-      if (flags.from !== undefined) {
-        if (feed !== undefined) throw new CliError('ingest takes a FEED file or --from, not both');
-        await runStreamIngest(io, { ...flags, from: flags.from });
-        return;
-      }
-      if (feed === undefined)
-        throw new CliError('ingest needs a FEED file, - for standard input, or --from nats://...');
-      const progress = createProgress(io.stderr);
-      const label = feed === '-' ? 'standard input' : feed;
-      const result = await withStore(io, flags.db, { access: 'write', create: true }, (store) =>
-        ingestFile(store.writer, feed, {
-          stdin: io.stdin,
-          onProgress: (lines) => progress.update(`ingesting ${label}: ${lines} lines read`),
-        }).catch((error: unknown) => {
-          if (isMissingFile(error)) throw new CliError(`cannot read ${feed}: no such file`);
-          throw error;
-        }),
-      ).finally(() => progress.done());
-      io.stderr.write(`ingested ${label}: ${result.added} events added, ${result.skipped} already stored\n`);
-    });
+    .action(
+      async (
+        feed: string | undefined,
+        flags: Omit<StreamIngestFlags, 'db' | 'from'> & { db?: string; from?: string },
+      ) => {
+        const db = requireStore('ingest', flags.db);
+        if (flags.from !== undefined) {
+          if (feed !== undefined) throw new CliError('ingest takes a FEED file or --from, not both');
+          await runStreamIngest(io, { ...flags, db, from: flags.from });
+          return;
+        }
+        if (feed === undefined)
+          throw new CliError('ingest needs a FEED file, - for standard input, or --from nats://...');
+        const progress = createProgress(io.stderr);
+        const label = feed === '-' ? 'standard input' : feed;
+        const result = await withStore(io, db, { access: 'write', create: true }, (store) =>
+          ingestFile(store.writer, feed, {
+            stdin: io.stdin,
+            onProgress: (lines) => progress.update(`ingesting ${label}: ${lines} lines read`),
+          }).catch((error: unknown) => {
+            if (isMissingFile(error)) throw new CliError(`cannot read ${feed}: no such file`);
+            throw error;
+          }),
+        ).finally(() => progress.done());
+        io.stderr.write(
+          `ingested ${label}: ${result.added} events added, ${result.skipped} already stored\n`,
+        );
+      },
+    );
 }
 
 function isMissingFile(error: unknown): boolean {

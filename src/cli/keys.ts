@@ -3,7 +3,7 @@ import { isValidDate, sydneyClock } from '../domain/dates.js';
 import { createApiKey } from '../http/api-keys.js';
 import { ACCESS_LEVELS, type AccessLevel } from '../query/context.js';
 import type { ApiKeyRecord } from '../store/store.js';
-import { CliError, type CliIo, PROCESS_IO, withStore } from './cli-io.js';
+import { CliError, type CliIo, PROCESS_IO, requireStore, storeOption, withStore } from './cli-io.js';
 
 /**
  * `gridquote keys create|list|revoke`. create prints the new key alone on stdout (so
@@ -16,13 +16,14 @@ export function registerKeys(program: Command, io: CliIo = PROCESS_IO): Command 
   keys
     .command('create')
     .description('create an API key and print it (once) on stdout')
-    .requiredOption('--db <location>', 'the store: a SQLite file or a postgres:// URL')
+    .addOption(storeOption('the store: a SQLite file or a postgres:// URL'))
     .addOption(new Option('--level <level>', 'access level').choices(ACCESS_LEVELS).makeOptionMandatory())
     .option('--name <text>', 'who or what the key is for', '')
     .option('--expires <yyyyMMdd>', 'last valid day (Sydney time); default: never', parseDate)
     .option('--per-second <n>', "requests per second, 0 = unlimited; default: the level's", parseLimit)
     .option('--per-minute <n>', "requests per minute, 0 = unlimited; default: the level's", parseLimit)
     .action(async (flags: CreateFlags) => {
+      const db = requireStore('keys create', flags.db);
       const now = io.now();
       if (flags.expires !== undefined && flags.expires < sydneyClock(now).date) {
         throw new CliError(`--expires ${flags.expires} is in the past`);
@@ -35,7 +36,7 @@ export function registerKeys(program: Command, io: CliIo = PROCESS_IO): Command 
         now,
         ...(flags.expires === undefined ? {} : { expiresOn: flags.expires }),
       });
-      await withStore(io, flags.db, { access: 'write' }, (store) => store.keys.insertKey(record));
+      await withStore(io, db, { access: 'write' }, (store) => store.keys.insertKey(record));
       io.stdout.write(`${key}\n`);
       io.stderr.write(`created key ${record.id} (${describe(record)}); it is shown only this once\n`);
     });
@@ -43,9 +44,10 @@ export function registerKeys(program: Command, io: CliIo = PROCESS_IO): Command 
   keys
     .command('list')
     .description('list API keys (never their secrets)')
-    .requiredOption('--db <location>', 'the store: a SQLite file or a postgres:// URL')
-    .action(async (flags: { db: string }) => {
-      const records = await withStore(io, flags.db, { access: 'read' }, (store) => store.keys.listKeys());
+    .addOption(storeOption('the store: a SQLite file or a postgres:// URL'))
+    .action(async (flags: { db?: string }) => {
+      const db = requireStore('keys list', flags.db);
+      const records = await withStore(io, db, { access: 'read' }, (store) => store.keys.listKeys());
       const today = sydneyClock(io.now()).date;
       const lines = [['id', 'level', 'status', 'expires', 'per-second', 'per-minute', 'created', 'name']];
       for (const record of records) {
@@ -66,10 +68,11 @@ export function registerKeys(program: Command, io: CliIo = PROCESS_IO): Command 
   keys
     .command('revoke')
     .description('revoke an API key by its id (the 12 hex digits after gq_)')
-    .requiredOption('--db <location>', 'the store: a SQLite file or a postgres:// URL')
+    .addOption(storeOption('the store: a SQLite file or a postgres:// URL'))
     .argument('<id>', 'key id')
-    .action(async (id: string, flags: { db: string }) => {
-      const found = await withStore(io, flags.db, { access: 'write' }, (store) =>
+    .action(async (id: string, flags: { db?: string }) => {
+      const db = requireStore('keys revoke', flags.db);
+      const found = await withStore(io, db, { access: 'write' }, (store) =>
         store.keys.revokeKey(id, io.now().toISOString()),
       );
       if (!found) throw new CliError(`no key with id ${id}`);
@@ -80,7 +83,7 @@ export function registerKeys(program: Command, io: CliIo = PROCESS_IO): Command 
 }
 
 interface CreateFlags {
-  readonly db: string;
+  readonly db?: string;
   readonly level: AccessLevel;
   readonly name: string;
   readonly expires?: string;

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { describeLocation } from '../store/open-store.js';
-import { type CliIo, PROCESS_IO, withStore } from './cli-io.js';
+import { type CliIo, PROCESS_IO, requireStore, storeOption, withStore } from './cli-io.js';
 
 /**
  * `gridquote migrate`: creates a store's schema, or brings it up to this program's version
@@ -12,14 +12,10 @@ export function registerMigrate(program: Command, io: CliIo = PROCESS_IO): Comma
   return program
     .command('migrate')
     .description("create a store's schema or bring it up to this version of gridquote (one way)")
-    .requiredOption('--db <location>', 'the store: a SQLite file (created when missing) or a postgres:// URL')
-    .action(async (flags: { db: string }) => {
-      await withStore(
-        io,
-        flags.db,
-        { access: 'write', create: true, purpose: 'for migrating' },
-        () => undefined,
-      );
-      io.stderr.write(`${describeLocation(flags.db)}: schema up to date\n`);
+    .addOption(storeOption('the store: a SQLite file (created when missing) or a postgres:// URL'))
+    .action(async (flags: { db?: string }) => {
+      const db = requireStore('migrate', flags.db);
+      await withStore(io, db, { access: 'write', create: true, purpose: 'for migrating' }, () => undefined);
+      io.stderr.write(`${describeLocation(db)}: schema up to date\n`);
     });
 }

@@ -3,7 +3,7 @@ import { lastCompletedTradingDay, lastTradingDays } from '../domain/calendar.js'
 import { isValidDate } from '../domain/dates.js';
 import { simulateHistory } from '../feed/simulator/simulator.js';
 import { ingestEvents } from '../ingest/ingest-events.js';
-import { type CliIo, PROCESS_IO, withStore } from './cli-io.js';
+import { type CliIo, PROCESS_IO, requireStore, storeOption, withStore } from './cli-io.js';
 import { createProgress } from './progress.js';
 
 export interface SeedOptions {
@@ -48,7 +48,7 @@ export function registerSeed(program: Command, io: CliIo = PROCESS_IO): Command 
   return program
     .command('seed')
     .description('fill a store with a simulated market history (deterministic for a seed)')
-    .requiredOption('--db <location>', 'the store: a SQLite file (created when missing) or a postgres:// URL')
+    .addOption(storeOption('the store: a SQLite file (created when missing) or a postgres:// URL'))
     .option('--days <n>', 'number of trading days', parseCount, 60)
     .option(
       '--until <yyyyMMdd>',
@@ -62,13 +62,14 @@ export function registerSeed(program: Command, io: CliIo = PROCESS_IO): Command 
         'store that holds them adds nothing (and completes an interrupted seed). A history that\n' +
         'disagrees with stored events (another seed, other days) is refused and nothing is added.',
     )
-    .action(async (flags: { db: string; days: number; until?: string; seed: number }) => {
+    .action(async (flags: { db?: string; days: number; until?: string; seed: number }) => {
+      const db = requireStore('seed', flags.db);
       const until = flags.until ?? lastCompletedTradingDay(io.now());
-      const result = await seedStore(io, { db: flags.db, days: flags.days, until, seed: flags.seed });
+      const result = await seedStore(io, { db, days: flags.days, until, seed: flags.seed });
       const first = result.dates[0] ?? until;
       const last = result.dates.at(-1) ?? until;
       io.stderr.write(
-        `seeded ${flags.db}: ${result.dates.length} trading days ${first}..${last} (seed ${flags.seed}), ` +
+        `seeded ${db}: ${result.dates.length} trading days ${first}..${last} (seed ${flags.seed}), ` +
           `${result.added} events added, ${result.skipped} already stored\n`,
       );
     });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type DatamineAnswer, datamineCsv, datamineJson } from './datamine.js';
+import type { DatamineResult } from '../query/datamine.js';
+import { datamineCsv, datamineJson } from './datamine.js';
 
 const NZ_LAYOUT = {
   futuresClasses: ['baseMonthFutures', 'baseQuarterFutures', 'peakQuarterFutures', 'calFutures'],
@@ -21,7 +22,7 @@ const cells = {
   total: 21n,
 };
 
-const ANSWER: DatamineAnswer = {
+const ANSWER: DatamineResult = {
   kind: 'volume',
   layout: NZ_LAYOUT,
   from: '20240301',

@@ -1,3 +1,4 @@
+import type { DatamineLayoutView, DatamineResult } from '../query/datamine.js';
 import { average } from './numbers.js';
 
 /**
@@ -6,43 +7,9 @@ import { average } from './numbers.js';
  * and both orders follow from the type's futures and options classes.
  */
 
-export interface DatamineRegionCells {
-  readonly region: string;
-  /** Every class cell plus block, efp (volume types), totalFutures, totalOptions and total. */
-  readonly cells: Readonly<Record<string, bigint>>;
-}
-
-export interface DatamineMeasure {
-  readonly name: string;
-  readonly regions: readonly DatamineRegionCells[];
-}
-
-export interface DatamineLayout {
-  readonly futuresClasses: readonly string[];
-  readonly optionClasses: readonly string[];
-  /** Volume types add block, efp and the daily average. */
-  readonly volume: boolean;
-}
-
-export type DatamineAnswer =
-  | {
-      readonly kind: 'volume';
-      readonly layout: DatamineLayout;
-      readonly from: string;
-      readonly to: string;
-      readonly tradingDays: number;
-      readonly measures: readonly DatamineMeasure[];
-    }
-  | {
-      readonly kind: 'open-interest';
-      readonly layout: DatamineLayout;
-      readonly date: string;
-      readonly measures: readonly DatamineMeasure[];
-    };
-
 const AVERAGE = 'average';
 
-function jsonFields(layout: DatamineLayout): string[] {
+function jsonFields(layout: DatamineLayoutView): string[] {
   return [
     ...layout.futuresClasses,
     ...layout.optionClasses,
@@ -54,7 +21,7 @@ function jsonFields(layout: DatamineLayout): string[] {
   ];
 }
 
-function csvFields(layout: DatamineLayout): string[] {
+function csvFields(layout: DatamineLayoutView): string[] {
   return [
     ...layout.futuresClasses,
     'totalFutures',
@@ -70,11 +37,11 @@ function cellText(cells: Readonly<Record<string, bigint>>, field: string, tradin
   return String(cells[field] ?? 0n);
 }
 
-function daysOf(answer: DatamineAnswer): number {
+function daysOf(answer: DatamineResult): number {
   return answer.kind === 'volume' ? answer.tradingDays : 0;
 }
 
-export function datamineJson(answer: DatamineAnswer): string {
+export function datamineJson(answer: DatamineResult): string {
   const fields = jsonFields(answer.layout);
   const days = daysOf(answer);
   let data = '{';
@@ -98,7 +65,7 @@ export function datamineJson(answer: DatamineAnswer): string {
 }
 
 /** One section per measure: its name, a `state` header, one row per region; blank line between. */
-export function datamineCsv(answer: DatamineAnswer): string {
+export function datamineCsv(answer: DatamineResult): string {
   const fields = csvFields(answer.layout);
   const header = `state,${fields.join(',')}\n`;
   const days = daysOf(answer);
@@ -120,7 +87,7 @@ export function datamineCsv(answer: DatamineAnswer): string {
  * column: one row per measure, region and field, under one header, the range (volume types)
  * or the day (au-oi) on every row so that answers can be stacked. Fields in the CSV order.
  */
-export function datamineLongCsv(answer: DatamineAnswer): string {
+export function datamineLongCsv(answer: DatamineResult): string {
   const fields = csvFields(answer.layout);
   const days = daysOf(answer);
   const dates = answer.kind === 'volume' ? `${answer.from},${answer.to},` : `${answer.date},`;

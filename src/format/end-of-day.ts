@@ -1,14 +1,7 @@
+import type { EndOfDayResult } from '../query/end-of-day.js';
 import type { EndOfDayRow } from '../store/store.js';
 import { integer, price, volatility } from './numbers.js';
 import { type Column, csvTable, jsonArray, jsonString, recordForm } from './records.js';
-
-export interface EndOfDayAnswer {
-  readonly key: 'futures' | 'options';
-  readonly value: string;
-  readonly date: string;
-  /** By code ascending (the store's order). */
-  readonly rows: readonly EndOfDayRow[];
-}
 
 const COLUMNS: readonly Column<EndOfDayRow>[] = [
   { name: 'code', cell: (row) => row.code },
@@ -26,13 +19,13 @@ const COLUMNS: readonly Column<EndOfDayRow>[] = [
   { name: 'open_interest', cell: (row) => integer(row.openInterest) },
 ];
 
-const FUTURES = recordForm(COLUMNS);
-const OPTIONS = recordForm<EndOfDayRow>([
+export const FUTURES = recordForm(COLUMNS);
+export const OPTIONS = recordForm<EndOfDayRow>([
   ...COLUMNS,
   { name: 'implied_volatility', cell: (row) => volatility(row.impliedVolatility) },
 ]);
 
-export function endOfDayJson(answer: EndOfDayAnswer): string {
+export function endOfDayJson(answer: EndOfDayResult): string {
   const head = `{"${answer.key}":${jsonString(answer.value)},"date":"${answer.date}","data":`;
   if (answer.key === 'futures') return `${head}${jsonArray(FUTURES, answer.rows, 'empty')}}`;
   const { put, call } = splitByType(answer.rows);
@@ -40,7 +33,7 @@ export function endOfDayJson(answer: EndOfDayAnswer): string {
 }
 
 /** CSV rows stay flat, calls and puts in one list ordered by code (docs/api.md, GET /api/data). */
-export function endOfDayCsv(answer: EndOfDayAnswer): string {
+export function endOfDayCsv(answer: EndOfDayResult): string {
   return csvTable(answer.key === 'futures' ? FUTURES : OPTIONS, answer.rows);
 }
 

@@ -1,13 +1,8 @@
 import type { IndexName } from '../feed/events.js';
+import type { IndexResult } from '../query/index-values.js';
 import type { IndexRow } from '../store/store.js';
 import { price } from './numbers.js';
 import { csvTable, jsonArray, recordForm } from './records.js';
-
-export interface IndexAnswer {
-  readonly index: IndexName;
-  readonly date: string;
-  readonly rows: readonly IndexRow[];
-}
 
 function form(index: IndexName) {
   return recordForm<IndexRow>([
@@ -17,12 +12,12 @@ function form(index: IndexName) {
   ]);
 }
 
-const FORMS = { epi: form('epi'), npi: form('npi') } as const;
+export const FORMS = { epi: form('epi'), npi: form('npi') } as const;
 
-export function indexJson(answer: IndexAnswer): string {
+export function indexJson(answer: IndexResult): string {
   return `{"date":"${answer.date}","data":${jsonArray(FORMS[answer.index], answer.rows, 'empty')}}`;
 }
 
-export function indexCsv(answer: IndexAnswer): string {
+export function indexCsv(answer: IndexResult): string {
   return csvTable(FORMS[answer.index], answer.rows);
 }

@@ -1,14 +1,8 @@
+import type { IntradayResult } from '../query/intraday.js';
 import type { IntradayRow } from '../store/store.js';
 import { splitByType } from './end-of-day.js';
 import { integer, price, volatility } from './numbers.js';
 import { type Column, csvTable, jsonArray, jsonString, recordForm } from './records.js';
-
-export interface IntradayAnswer {
-  readonly key: 'futures' | 'options';
-  readonly value: string;
-  /** By code ascending (the store's order). */
-  readonly rows: readonly IntradayRow[];
-}
 
 const code: Column<IntradayRow> = { name: 'code', cell: (row) => row.code };
 const BOOK_AND_PRICES: readonly Column<IntradayRow>[] = [
@@ -33,8 +27,8 @@ const REST: readonly Column<IntradayRow>[] = [
   { name: 'settle', cell: (row) => price(row.settleCents) },
 ];
 
-const FUTURES = recordForm<IntradayRow>([code, ...BOOK_AND_PRICES, netChange, ...REST]);
-const OPTIONS = recordForm<IntradayRow>([
+export const FUTURES = recordForm<IntradayRow>([code, ...BOOK_AND_PRICES, netChange, ...REST]);
+export const OPTIONS = recordForm<IntradayRow>([
   code,
   ...BOOK_AND_PRICES,
   ...REST,
@@ -42,13 +36,13 @@ const OPTIONS = recordForm<IntradayRow>([
 ]);
 
 /** Absent values are JSON null here, the spec's one exception to "every value a string". */
-export function intradayJson(answer: IntradayAnswer): string {
+export function intradayJson(answer: IntradayResult): string {
   const head = `{"${answer.key}":${jsonString(answer.value)},"data":`;
   if (answer.key === 'futures') return `${head}${jsonArray(FUTURES, answer.rows, 'null')}}`;
   const { put, call } = splitByType(answer.rows);
   return `${head}{"put":${jsonArray(OPTIONS, put, 'null')},"call":${jsonArray(OPTIONS, call, 'null')}}}`;
 }
 
-export function intradayCsv(answer: IntradayAnswer): string {
+export function intradayCsv(answer: IntradayResult): string {
   return csvTable(answer.key === 'futures' ? FUTURES : OPTIONS, answer.rows);
 }

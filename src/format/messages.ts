@@ -1,28 +1,14 @@
 import { formatScaled } from '../domain/decimal.js';
-import type { MarketCode } from '../domain/markets.js';
-import type { MessageBoard } from '../feed/events.js';
+import type { MessagesResult } from '../query/messages.js';
 import type { CustomMarketRow, MessageRow } from '../store/store.js';
 import { price } from './numbers.js';
 import { type Column, csvTable, jsonArray, jsonRecord, recordForm } from './records.js';
-
-export type MessagesAnswer =
-  | {
-      readonly market: MarketCode;
-      readonly type: MessageBoard;
-      readonly date: string;
-      readonly rows: readonly MessageRow[];
-    }
-  | {
-      readonly market: MarketCode;
-      readonly type: 'custom_market';
-      readonly rows: readonly CustomMarketRow[];
-    };
 
 /** The spec's samples separate this operation's CSV cells with a tab (docs/api.md, GET /api/messages). */
 const TAB = '\t';
 const LEGS = 6;
 
-const MESSAGE = recordForm<MessageRow>([
+export const MESSAGE = recordForm<MessageRow>([
   { name: 'time', cell: (row) => row.time },
   { name: 'message', cell: (row) => row.text, text: true },
 ]);
@@ -39,7 +25,7 @@ function legColumns(part: 'price' | 'ratio'): Column<CustomMarketRow>[] {
   }));
 }
 
-const CUSTOM = recordForm<CustomMarketRow>([
+export const CUSTOM = recordForm<CustomMarketRow>([
   { name: 'contract', cell: (row) => row.contract, text: true },
   { name: 'net', cell: (row) => price(row.netCents) },
   { name: 'size', cell: (row) => String(row.size) },
@@ -57,13 +43,13 @@ export function customMarketRecordJson(row: CustomMarketRow): string {
   return jsonRecord(CUSTOM, row, 'empty');
 }
 
-export function messagesJson(answer: MessagesAnswer): string {
+export function messagesJson(answer: MessagesResult): string {
   const head = `{"market":"${answer.market}","type":"${answer.type}"`;
   if (answer.type === 'custom_market') return `${head},"data":${jsonArray(CUSTOM, answer.rows, 'empty')}}`;
   return `${head},"date":"${answer.date}","data":${jsonArray(MESSAGE, answer.rows, 'empty')}}`;
 }
 
-export function messagesCsv(answer: MessagesAnswer): string {
+export function messagesCsv(answer: MessagesResult): string {
   return answer.type === 'custom_market'
     ? csvTable(CUSTOM, answer.rows, TAB)
     : csvTable(MESSAGE, answer.rows, TAB);

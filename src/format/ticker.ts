@@ -1,16 +1,7 @@
+import type { TickerResult } from '../query/ticker.js';
 import type { TickerRow } from '../store/store.js';
 import { integer, price, volatility } from './numbers.js';
 import { type Column, csvTable, jsonRecord, jsonString, recordForm } from './records.js';
-
-export interface TickerAnswer {
-  /** The code parameter that was sent, echoed as the envelope's first field. */
-  readonly key: 'futures' | 'options';
-  readonly value: string;
-  readonly date: string;
-  readonly from: string;
-  readonly to: string;
-  readonly rows: readonly TickerRow[];
-}
 
 const time: Column<TickerRow> = { name: 'time', cell: (row) => `${row.date}${row.time}` };
 const code: Column<TickerRow> = { name: 'code', cell: (row) => row.code };
@@ -41,7 +32,7 @@ const impliedVolatility: Column<TickerRow> = {
 };
 
 /** JSON: the common fields, then the fields of the message's type (docs/api.md, GET /api/ticker). */
-const JSON_FORMS = {
+export const JSON_FORMS = {
   futures: {
     book: recordForm([time, code, type, bid, bidSize, ask, askSize]),
     trade: recordForm([time, code, type, tradePrice, volume]),
@@ -75,7 +66,7 @@ export function tickerRecordJson(key: 'futures' | 'options', row: TickerRow): st
   return jsonRecord(JSON_FORMS[key][row.type], row, 'empty');
 }
 
-export function tickerJson(answer: TickerAnswer): string {
+export function tickerJson(answer: TickerResult): string {
   let data = '[';
   for (let i = 0; i < answer.rows.length; i++) {
     if (i > 0) data += ',';
@@ -88,6 +79,6 @@ export function tickerJson(answer: TickerAnswer): string {
   );
 }
 
-export function tickerCsv(answer: TickerAnswer): string {
+export function tickerCsv(answer: TickerResult): string {
   return csvTable(CSV_FORM, answer.rows);
 }

@@ -1,23 +1,8 @@
 import { formatScaled, formatScaledBig, rescaleDown } from '../domain/decimal.js';
+import type { TradeLogResult } from '../query/tradelog.js';
 import type { TradeRow } from '../store/store.js';
 import { colonTime, integer, millisToCents, price } from './numbers.js';
 import { type Column, csvTable, jsonArray, recordForm } from './records.js';
-
-export interface TradeLogSummary {
-  readonly trades: number;
-  readonly volume: number;
-  readonly mwhTenths: number;
-  /** Sum of the rows' displayed (rounded) face values, so the summary adds up. */
-  readonly faceValueCents: bigint;
-}
-
-export interface TradeLogAnswer {
-  readonly date: string;
-  /** Electricity rows carry hours and face value (docs/api.md, GET /api/tradelog). */
-  readonly electricity: boolean;
-  readonly summary: TradeLogSummary;
-  readonly rows: readonly TradeRow[];
-}
 
 const COMMON: readonly Column<TradeRow>[] = [
   { name: 'date', cell: (row) => row.date },
@@ -29,7 +14,7 @@ const COMMON: readonly Column<TradeRow>[] = [
   { name: 'price', cell: (row) => price(row.priceCents) },
 ];
 
-const ELECTRICITY = recordForm<TradeRow>([
+export const ELECTRICITY = recordForm<TradeRow>([
   ...COMMON,
   { name: 'hours', cell: (row) => integer(row.hours) },
   {
@@ -38,9 +23,9 @@ const ELECTRICITY = recordForm<TradeRow>([
       row.faceValueMillis === null ? null : formatScaled(millisToCents(row.faceValueMillis), 2),
   },
 ]);
-const OTHER = recordForm<TradeRow>(COMMON);
+export const OTHER = recordForm<TradeRow>(COMMON);
 
-export function tradeLogJson(answer: TradeLogAnswer): string {
+export function tradeLogJson(answer: TradeLogResult): string {
   const { summary } = answer;
   const form = answer.electricity ? ELECTRICITY : OTHER;
   return (
@@ -51,6 +36,6 @@ export function tradeLogJson(answer: TradeLogAnswer): string {
   );
 }
 
-export function tradeLogCsv(answer: TradeLogAnswer): string {
+export function tradeLogCsv(answer: TradeLogResult): string {
   return csvTable(answer.electricity ? ELECTRICITY : OTHER, answer.rows);
 }

@@ -4,7 +4,8 @@ import { type TObject, type TProperties, type TSchema, Type } from '@sinclair/ty
  * JSON Schemas (2020-12, as OpenAPI 3.1 uses them) of each operation's 200 JSON body and of the
  * problem body. The writers in format/ build their JSON as strings, so these are the one
  * description of the shapes; openapi.test.ts validates real answers of every documented example
- * against them, so a writer that drifts from its schema fails there.
+ * against them, and response-schemas.test.ts checks each record's properties against the writer's
+ * column list (names, order, which are optional), so a writer that drifts from its schema fails.
  */
 
 const closed = { additionalProperties: false } as const;
@@ -126,6 +127,8 @@ export const tradelogResponse = record({
   ),
 });
 
+const LEGS = [1, 2, 3, 4, 5, 6];
+
 export const messagesResponse = Type.Union([
   record({
     market: Type.String(),
@@ -141,11 +144,9 @@ export const messagesResponse = Type.Union([
         contract: Type.String(),
         net: price,
         size: integer,
+        // All six prices, then all six ratios, as the writer lists them (format/messages.ts).
         ...Object.fromEntries(
-          [1, 2, 3, 4, 5, 6].flatMap((leg) => [
-            [`price_${leg}`, price],
-            [`ratio_${leg}`, price],
-          ]),
+          ['price', 'ratio'].flatMap((part) => LEGS.map((leg) => [`${part}_${leg}`, price])),
         ),
       }),
       { description: 'newest first; unused legs read 0.00' },

@@ -80,14 +80,22 @@ const OPEN_INTEREST_MEASURES: readonly Measure<OpenInterestGroup>[] = [
   { name: 'faceValue', value: (g) => g.faceValueMillis, per: 1000n },
 ];
 
+export interface DatamineRegionCells {
+  readonly region: string;
+  /** Every class cell plus block, efp (volume types), totalFutures, totalOptions and total. */
+  readonly cells: Readonly<Record<string, bigint>>;
+}
+
+/** One measure's table: a row of whole-unit cells per region. */
 export interface DatamineTable {
   readonly name: string;
-  readonly regions: readonly { readonly region: string; readonly cells: Readonly<Record<string, bigint>> }[];
+  readonly regions: readonly DatamineRegionCells[];
 }
 
 export interface DatamineLayoutView {
   readonly futuresClasses: readonly string[];
   readonly optionClasses: readonly string[];
+  /** Volume types add block, efp and the daily average. */
   readonly volume: boolean;
 }
 
@@ -98,13 +106,13 @@ export type DatamineResult =
       readonly from: string;
       readonly to: string;
       readonly tradingDays: number;
-      readonly measures: DatamineTable[];
+      readonly measures: readonly DatamineTable[];
     }
   | {
       readonly kind: 'open-interest';
       readonly layout: DatamineLayoutView;
       readonly date: string;
-      readonly measures: DatamineTable[];
+      readonly measures: readonly DatamineTable[];
     };
 
 /**

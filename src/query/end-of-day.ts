@@ -12,7 +12,7 @@ export interface EndOfDayResult {
   readonly value: string;
   readonly date: string;
   /** By code ascending. */
-  readonly rows: EndOfDayRow[];
+  readonly rows: readonly EndOfDayRow[];
 }
 
 /**

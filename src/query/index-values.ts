@@ -11,7 +11,7 @@ export interface IndexParams {
 export interface IndexResult {
   readonly index: IndexName;
   readonly date: string;
-  readonly rows: IndexRow[];
+  readonly rows: readonly IndexRow[];
 }
 
 /**

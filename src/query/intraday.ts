@@ -10,7 +10,7 @@ export interface IntradayResult {
   readonly key: 'futures' | 'options';
   readonly value: string;
   /** By code ascending. */
-  readonly rows: IntradayRow[];
+  readonly rows: readonly IntradayRow[];
 }
 
 /**

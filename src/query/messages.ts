@@ -22,9 +22,13 @@ export type MessagesResult =
       readonly market: MarketCode;
       readonly type: MessageBoard;
       readonly date: string;
-      readonly rows: MessageRow[];
+      readonly rows: readonly MessageRow[];
     }
-  | { readonly market: MarketCode; readonly type: 'custom_market'; readonly rows: CustomMarketRow[] };
+  | {
+      readonly market: MarketCode;
+      readonly type: 'custom_market';
+      readonly rows: readonly CustomMarketRow[];
+    };
 
 /** Messages of the current day, newest first. */
 export async function queryMessages(context: QueryContext, params: MessagesParams): Promise<MessagesResult> {

@@ -17,6 +17,7 @@ export interface TickerParams {
 }
 
 export interface TickerResult {
+  /** The code parameter that was sent, echoed as the envelope's first field. */
   readonly key: 'futures' | 'options';
   readonly value: string;
   readonly date: string;
@@ -24,7 +25,7 @@ export interface TickerResult {
   readonly from: string;
   readonly to: string;
   /** Newest first. */
-  readonly rows: TickerRow[];
+  readonly rows: readonly TickerRow[];
 }
 
 const DAY_START = '000000';

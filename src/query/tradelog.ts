@@ -9,18 +9,24 @@ export interface TradeLogParams {
   readonly date?: string;
 }
 
+export interface TradeLogSummary {
+  readonly trades: number;
+  readonly volume: number;
+  readonly mwhTenths: number;
+  /**
+   * Sum of the rows' displayed (rounded) face values, so the summary adds up. bigint: a day of
+   * trades at the feed's limits passes 2^53 cents (docs/feed-format.md).
+   */
+  readonly faceValueCents: bigint;
+}
+
 export interface TradeLogResult {
   readonly date: string;
+  /** Electricity rows carry hours and face value (docs/api.md, GET /api/tradelog). */
   readonly electricity: boolean;
-  readonly summary: {
-    readonly trades: number;
-    readonly volume: number;
-    readonly mwhTenths: number;
-    /** bigint: a day of trades at the feed's limits passes 2^53 cents (docs/feed-format.md). */
-    readonly faceValueCents: bigint;
-  };
+  readonly summary: TradeLogSummary;
   /** In time order. */
-  readonly rows: TradeRow[];
+  readonly rows: readonly TradeRow[];
 }
 
 /**

@@ -16,7 +16,7 @@ export interface TradesResult {
   /** HHmmss of the market's latest event of the day, "" when none. */
   readonly lastUpdate: string;
   /** Newest first. */
-  readonly rows: TradeRow[];
+  readonly rows: readonly TradeRow[];
 }
 
 /** Intraday trades of the current day (docs/api.md, common rules: "Current day"). */

@@ -264,25 +264,25 @@ export type MessagesResponse = {
     /** decimal, 2 places */
     price_1: string;
     /** decimal, 2 places */
-    ratio_1: string;
-    /** decimal, 2 places */
     price_2: string;
-    /** decimal, 2 places */
-    ratio_2: string;
     /** decimal, 2 places */
     price_3: string;
     /** decimal, 2 places */
-    ratio_3: string;
-    /** decimal, 2 places */
     price_4: string;
-    /** decimal, 2 places */
-    ratio_4: string;
     /** decimal, 2 places */
     price_5: string;
     /** decimal, 2 places */
-    ratio_5: string;
-    /** decimal, 2 places */
     price_6: string;
+    /** decimal, 2 places */
+    ratio_1: string;
+    /** decimal, 2 places */
+    ratio_2: string;
+    /** decimal, 2 places */
+    ratio_3: string;
+    /** decimal, 2 places */
+    ratio_4: string;
+    /** decimal, 2 places */
+    ratio_5: string;
     /** decimal, 2 places */
     ratio_6: string;
   }>;
