@@ -14,6 +14,7 @@ import { guardStore } from './guard-store.js';
 import { registerHealth } from './health.js';
 import { DrainingServer } from './http-server.js';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits, rejectLongUrls } from './limits.js';
+import { turnBatchedStdout } from './log-destination.js';
 import { createMetrics } from './metrics.js';
 import { registerMetricsEndpoint } from './metrics-endpoint.js';
 import { type ClientErrorAnswer, createObservability } from './observability.js';
@@ -154,12 +155,13 @@ export function buildApp(options: AppOptions): FastifyInstance {
     metrics,
   };
   const observability = createObservability({ metrics: deps.metrics, logging: Boolean(options.logger) });
+  const stdout = options.logger && options.logger.stream === undefined ? turnBatchedStdout() : undefined;
   const app = Fastify({
     logger: options.logger
       ? {
           level: options.logger.level ?? 'info',
           redact: { paths: REDACT, censor: '[redacted]' },
-          ...(options.logger.stream ? { stream: options.logger.stream } : {}),
+          stream: options.logger.stream ?? stdout,
         }
       : false,
     genReqId: () => randomUUID(),
@@ -188,6 +190,15 @@ export function buildApp(options: AppOptions): FastifyInstance {
     return503OnClosing: false,
   } satisfies FastifyServerOptions);
 
+  if (stdout !== undefined) {
+    // Lines of the current turn are not lost when the process exits or the app closes.
+    const flush = () => stdout.flushSync();
+    process.once('exit', flush);
+    app.addHook('onClose', async () => {
+      process.off('exit', flush);
+      flush();
+    });
+  }
   const { cache } = deps;
   const unsubscribe = options.onAppend?.((notice) => {
     versions.apply(notice);

@@ -112,7 +112,7 @@ function observer(operation: string, options: ObservabilityOptions): onResponseH
         keyId: request.keyId === '' ? null : request.keyId,
         operation,
         method: request.method,
-        url: redactKeys(request.url),
+        url: redactedUrl(request.url),
         status,
         durationMs: Math.round(elapsed * 1000) / 1000,
         bytes: bytesSent(request, reply),
@@ -131,6 +131,20 @@ function bytesSent(request: FastifyRequest, reply: FastifyReply): number | null 
   const length = reply.getHeader('content-length');
   if (typeof length === 'number') return length;
   return typeof length === 'string' ? Number(length) : null;
+}
+
+/** Pollers send the same few URLs: each is redacted once (bounded: forgotten all at once when full). */
+const redactedUrls = new Map<string, string>();
+const REDACTED_URLS = 1024;
+
+function redactedUrl(url: string): string {
+  let safe = redactedUrls.get(url);
+  if (safe === undefined) {
+    safe = redactKeys(url);
+    if (redactedUrls.size >= REDACTED_URLS) redactedUrls.clear();
+    redactedUrls.set(url, safe);
+  }
+  return safe;
 }
 
 /**
