@@ -133,6 +133,7 @@ export class LeaseHolder {
     let held = this.#held.get(id);
     const now = this.now();
     if (held === undefined || (now >= held.windowEnd && !held.asking)) {
+      this.#forgetEnded(now);
       held = { points: 0, total: 0, windowEnd: 0, prefetch: 1, asking: false, exhausted: false, waiting: [] };
       this.#held.set(id, held);
     }
@@ -151,6 +152,17 @@ export class LeaseHolder {
       held.waiting.push({ resolve, reject });
       if (!held.asking) this.#refill(window, key, limit, held);
     });
+  }
+
+  #sweepAt = 0;
+
+  /** Leases of ended windows are dropped now and then (at most once a second), so idle keys do not pile up. */
+  #forgetEnded(now: number): void {
+    if (now < this.#sweepAt) return;
+    this.#sweepAt = now + 1000;
+    for (const [id, held] of this.#held) {
+      if (now >= held.windowEnd && !held.asking && held.waiting.length === 0) this.#held.delete(id);
+    }
   }
 
   /** Fails every request still waiting (the primary is gone). */
