@@ -133,8 +133,11 @@ export class LeaseHolder {
     let held = this.#held.get(id);
     const now = this.now();
     if (held === undefined || (now >= held.windowEnd && !held.asking)) {
+      // A key that was busy in its last window (and not refused) starts the next with the same
+      // prefetch, rather than growing it again from 1 in every window.
+      const prefetch = held !== undefined && !held.exhausted ? held.prefetch : 1;
       this.#forgetEnded(now);
-      held = { points: 0, total: 0, windowEnd: 0, prefetch: 1, asking: false, exhausted: false, waiting: [] };
+      held = { points: 0, total: 0, windowEnd: 0, prefetch, asking: false, exhausted: false, waiting: [] };
       this.#held.set(id, held);
     }
     if (held.exhausted && now < held.windowEnd) {
