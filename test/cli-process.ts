@@ -83,3 +83,22 @@ export async function startServe(
     throw error;
   }
 }
+
+/** `count` serve processes with the same arguments, started together; none left running if one fails. */
+export async function startServes(count: number, args: readonly string[]): Promise<ServeProcess[]> {
+  const started = await Promise.allSettled(Array.from({ length: count }, () => startServe(args)));
+  const running = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+  const failed = started.find((result) => result.status === 'rejected');
+  if (failed !== undefined) {
+    for (const serve of running) await serve.kill();
+    throw failed.reason;
+  }
+  return running;
+}
+
+/**
+ * The time limit of a test driving real processes. They take 15-40 s on a two-core machine
+ * with some load; this only stops a hung one: on a shared machine at load 15 and more, process
+ * start-up alone (Node, Fastify, the store) is five times slower.
+ */
+export const PROCESS_TEST_TIMEOUT_MS = 120_000;

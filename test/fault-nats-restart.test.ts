@@ -9,7 +9,7 @@ import { ingestEvents } from '../src/ingest/ingest-events.js';
 import { openStore } from '../src/store/open-store.js';
 import { openSqliteStore } from '../src/store/sqlite/open-sqlite-store.js';
 import { collect } from '../src/store/store-contract.js';
-import { spawnCli } from './cli-process.js';
+import { PROCESS_TEST_TIMEOUT_MS, spawnCli } from './cli-process.js';
 import { consumerDrained } from './jetstream-consumer.js';
 import { hasNatsServer, NATS_SERVER, type PrivateNats, startPrivateNats } from './private-nats.js';
 import { waitFor } from './wait-for.js';
@@ -38,64 +38,69 @@ describe.skipIf(!hasNatsServer())('NATS restarted while the feed is published an
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('loses and doubles nothing once the server is back', async () => {
-    const day = createSimulator({ seed: SEED }).simulateDay(DATE);
-    const clean = openSqliteStore(':memory:');
-    await ingestEvents(clean.writer, day);
-    const expected = await collect(clean.events.lines());
-    await clean.close();
+  it(
+    'loses and doubles nothing once the server is back',
+    async () => {
+      const day = createSimulator({ seed: SEED }).simulateDay(DATE);
+      const clean = openSqliteStore(':memory:');
+      await ingestEvents(clean.writer, day);
+      const expected = await collect(clean.events.lines());
+      await clean.close();
 
-    nats = await startPrivateNats();
-    const stream = 'gqtest_restart';
-    const db = join(dir, 'store.db');
-    const worker = spawnCli([
-      ...['ingest', '--db', db, '--from', nats.url, '--stream', stream, '--durable', 'worker'],
-      ...['--batch-size', '256', '--ack-wait-ms', '2000'],
-    ]);
-    const publisher = spawnCli([
-      ...['feed', 'publish', '--nats', nats.url, '--stream', stream, '--simulate'],
-      ...['--from', DATE, '--days', '1', '--seed', String(SEED), '--speed', String(SPEED)],
-    ]);
-    // The test's own view of the stream, reconnecting through the restart like the commands.
-    const nc = await connect({ servers: nats.url, maxReconnectAttempts: -1, reconnectTimeWait: 100 });
-    try {
-      const jsm = await jetstreamManager(nc);
-      const stored = async () => (await jsm.streams.info(stream).catch(() => undefined))?.state.messages ?? 0;
-      await waitFor('a quarter of the day in the stream', async () => (await stored()) >= day.length / 4, {
-        timeoutMs: 30_000,
-      });
-      await nats.kill();
-      const atKill = publisher.running();
-      await waitFor('both commands to notice', () =>
-        [publisher, worker].every((process) => process.stderr().includes('NATS connection lost')),
-      );
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      await nats.start();
+      nats = await startPrivateNats();
+      const stream = 'gqtest_restart';
+      const db = join(dir, 'store.db');
+      const worker = spawnCli([
+        ...['ingest', '--db', db, '--from', nats.url, '--stream', stream, '--durable', 'worker'],
+        ...['--batch-size', '256', '--ack-wait-ms', '2000'],
+      ]);
+      const publisher = spawnCli([
+        ...['feed', 'publish', '--nats', nats.url, '--stream', stream, '--simulate'],
+        ...['--from', DATE, '--days', '1', '--seed', String(SEED), '--speed', String(SPEED)],
+      ]);
+      // The test's own view of the stream, reconnecting through the restart like the commands.
+      const nc = await connect({ servers: nats.url, maxReconnectAttempts: -1, reconnectTimeWait: 100 });
+      try {
+        const jsm = await jetstreamManager(nc);
+        const stored = async () =>
+          (await jsm.streams.info(stream).catch(() => undefined))?.state.messages ?? 0;
+        await waitFor('a quarter of the day in the stream', async () => (await stored()) >= day.length / 4, {
+          timeoutMs: 30_000,
+        });
+        await nats.kill();
+        const atKill = publisher.running();
+        await waitFor('both commands to notice', () =>
+          [publisher, worker].every((process) => process.stderr().includes('NATS connection lost')),
+        );
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        await nats.start();
 
-      expect(await publisher.exited, publisher.stderr()).toBe(0);
-      expect(atKill, 'the publisher was still publishing when NATS was killed').toBe(true);
-      expect(publisher.stderr()).toContain('NATS connection back');
-      // One line per outage, not one per publish that was in flight.
-      expect(publisher.stderr().match(/failed .*retrying/g)?.length ?? 0).toBeLessThan(4);
-      expect(publisher.stderr()).toMatch(new RegExp(`published ${day.length} simulated events`));
-      await waitFor('the worker to consume the day', () => consumerDrained(jsm, stream, 'worker'), {
-        timeoutMs: 30_000,
-        intervalMs: 25,
-      });
-      expect(worker.stderr()).toContain('NATS connection back');
-      // JetStream deduplicated the retried publishes by their ids, also across its restart.
-      expect(await stored()).toBe(day.length);
-    } finally {
-      await nc.close();
-      await publisher.kill();
-      expect(await worker.stop(), worker.stderr()).toBe(0);
-    }
+        expect(await publisher.exited, publisher.stderr()).toBe(0);
+        expect(atKill, 'the publisher was still publishing when NATS was killed').toBe(true);
+        expect(publisher.stderr()).toContain('NATS connection back');
+        // One line per outage, not one per publish that was in flight.
+        expect(publisher.stderr().match(/failed .*retrying/g)?.length ?? 0).toBeLessThan(4);
+        expect(publisher.stderr()).toMatch(new RegExp(`published ${day.length} simulated events`));
+        await waitFor('the worker to consume the day', () => consumerDrained(jsm, stream, 'worker'), {
+          timeoutMs: 30_000,
+          intervalMs: 25,
+        });
+        expect(worker.stderr()).toContain('NATS connection back');
+        // JetStream deduplicated the retried publishes by their ids, also across its restart.
+        expect(await stored()).toBe(day.length);
+      } finally {
+        await nc.close();
+        await publisher.kill();
+        expect(await worker.stop(), worker.stderr()).toBe(0);
+      }
 
-    const store = await openStore(db, { access: 'read' });
-    try {
-      expect(await collect(store.events.lines())).toEqual(expected);
-    } finally {
-      await store.close();
-    }
-  }, 55_000);
+      const store = await openStore(db, { access: 'read' });
+      try {
+        expect(await collect(store.events.lines())).toEqual(expected);
+      } finally {
+        await store.close();
+      }
+    },
+    PROCESS_TEST_TIMEOUT_MS,
+  );
 });

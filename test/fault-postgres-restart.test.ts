@@ -4,7 +4,7 @@ import { createApiKey } from '../src/http/api-keys.js';
 import { ingestEvents } from '../src/ingest/ingest-events.js';
 import { openPostgresStore } from '../src/store/postgres/open-postgres-store.js';
 import type { MarketStore } from '../src/store/store.js';
-import { type ServeProcess, startServe } from './cli-process.js';
+import { PROCESS_TEST_TIMEOUT_MS, type ServeProcess, startServes } from './cli-process.js';
 import { everyOperation, FORMATS } from './every-operation.js';
 import { type PrivatePostgres, startPrivatePostgres, whyNoPrivatePostgres } from './private-postgres.js';
 import {
@@ -47,7 +47,7 @@ describe.skipIf(NO_SERVER !== undefined)('PostgreSQL restarted while two replica
     await store.keys.insertKey(key.record);
     reference = await referenceServer(events, [key.record]);
     const url = server.url;
-    replicas.push(...(await Promise.all([1, 2].map(() => startServe(['--db', url])))));
+    replicas.push(...(await startServes(2, ['--db', url])));
   });
 
   afterAll(async () => {
@@ -57,97 +57,105 @@ describe.skipIf(NO_SERVER !== undefined)('PostgreSQL restarted while two replica
     await server?.close();
   });
 
-  it('answers 503 with Retry-After during the outage and correctly after, no replica restarted', async () => {
-    if (server === undefined || store === undefined || reference === undefined) throw new Error('not set up');
-    const ref = reference;
-    const requests = (await everyOperation(store.reader, DATES)).flatMap((url) =>
-      FORMATS.map((format) => `${url}${format}`),
-    );
-    // Asked before the outage (their answers may be cached, and then served through it), and not:
-    // of these, ones that find data (a request refused for its form is refused without the store).
-    const asked = requests.filter((_, index) => index % 32 === 0);
-    const candidates = requests.filter((_, index) => index % 32 === 1);
-    const found = await inParallel(
-      candidates,
-      4,
-      async (url) => (await ref.answer(url, key.key)).status === 200,
-    );
-    const unasked = candidates.filter((_, index) => found[index]).slice(0, 30);
-    expect(unasked.length).toBe(30);
-    const pids = replicas.map((replica) => replica.pid);
-    const sameAsReference = async (url: string, answers: readonly Answer[]) => {
-      const expected = await ref.answer(url, key.key);
-      for (const answer of answers) {
-        expect(answer.status, url).toBe(expected.status);
-        expect(answer.type, url).toBe(expected.type);
-        expect(answer.body, url).toBe(expected.body);
-      }
-      return expected.status;
-    };
-    const everyReplica = (url: string) => Promise.all(replicas.map((r) => fetchAnswer(r.base, url, key.key)));
-
-    const before = await inParallel(asked, 4, async (url) => sameAsReference(url, await everyReplica(url)));
-    expect(before.filter((status) => status === 200).length).toBeGreaterThan(asked.length / 2);
-
-    await server.stop();
-    for (const replica of replicas) {
-      await waitFor('/readyz to fail', async () => (await fetch(`${replica.base}/readyz`)).status === 503);
-      expect((await fetch(`${replica.base}/healthz`)).status).toBe(200);
-    }
-    let outageAnswers = 0;
-    await inParallel(unasked, 4, async (url) => {
-      for (const answer of await everyReplica(url)) {
-        expect(answer.status, url).toBe(503);
-        expect(answer.type, url).toMatch(/^application\/problem\+json/);
-        expect(answer.retryAfter, url).toMatch(/^\d+$/);
-        expect(JSON.parse(answer.body).status, url).toBe(503);
-        outageAnswers += 1;
-      }
-    });
-    expect(outageAnswers).toBe(unasked.length * 2);
-    // What was cached may still be served, but only as it was: never a wrong answer.
-    await inParallel(asked, 4, async (url) => {
-      for (const answer of await everyReplica(url)) {
-        if (answer.status === 503) expect(answer.retryAfter, url).toMatch(/^\d+$/);
-        else await sameAsReference(url, [answer]);
-      }
-    });
-
-    await server.start();
-    for (const replica of replicas) {
-      await waitFor(
-        '/readyz to pass again',
-        async () => (await fetch(`${replica.base}/readyz`)).status === 200,
-        {
-          timeoutMs: 30_000,
-          intervalMs: 50,
-        },
+  it(
+    'answers 503 with Retry-After during the outage and correctly after, no replica restarted',
+    async () => {
+      if (server === undefined || store === undefined || reference === undefined)
+        throw new Error('not set up');
+      const ref = reference;
+      const requests = (await everyOperation(store.reader, DATES)).flatMap((url) =>
+        FORMATS.map((format) => `${url}${format}`),
       );
-    }
-    await inParallel([...asked, ...unasked], 4, async (url) => sameAsReference(url, await everyReplica(url)));
+      // Asked before the outage (their answers may be cached, and then served through it), and not:
+      // of these, ones that find data (a request refused for its form is refused without the store).
+      const asked = requests.filter((_, index) => index % 32 === 0);
+      const candidates = requests.filter((_, index) => index % 32 === 1);
+      const found = await inParallel(
+        candidates,
+        4,
+        async (url) => (await ref.answer(url, key.key)).status === 200,
+      );
+      const unasked = candidates.filter((_, index) => found[index]).slice(0, 30);
+      expect(unasked.length).toBe(30);
+      const pids = replicas.map((replica) => replica.pid);
+      const sameAsReference = async (url: string, answers: readonly Answer[]) => {
+        const expected = await ref.answer(url, key.key);
+        for (const answer of answers) {
+          expect(answer.status, url).toBe(expected.status);
+          expect(answer.type, url).toBe(expected.type);
+          expect(answer.body, url).toBe(expected.body);
+        }
+        return expected.status;
+      };
+      const everyReplica = (url: string) =>
+        Promise.all(replicas.map((r) => fetchAnswer(r.base, url, key.key)));
 
-    // A day committed after the restart reaches both: their change notices listen again.
-    const later = simulator.simulateDay(LATER);
-    await ingestEvents(store.writer, later);
-    const laterReference = await referenceServer([...events, ...later], [key.record]);
-    try {
-      const url = `/api/tradelog?market=au_electricity&date=${LATER}`;
-      const expected = await laterReference.answer(url, key.key);
-      expect(expected.status).toBe(200);
+      const before = await inParallel(asked, 4, async (url) => sameAsReference(url, await everyReplica(url)));
+      expect(before.filter((status) => status === 200).length).toBeGreaterThan(asked.length / 2);
+
+      await server.stop();
       for (const replica of replicas) {
-        await waitFor(`${url} on a replica`, async () => {
-          const answer = await fetchAnswer(replica.base, url, key.key);
-          return answer.status === 200 && answer.body === expected.body;
-        });
+        await waitFor('/readyz to fail', async () => (await fetch(`${replica.base}/readyz`)).status === 503);
+        expect((await fetch(`${replica.base}/healthz`)).status).toBe(200);
       }
-      const latest = '/api/ticker?futures=au_electricity';
-      const expectedLatest = await laterReference.answer(latest, key.key);
-      for (const answer of await everyReplica(latest)) expect(answer.body).toBe(expectedLatest.body);
-    } finally {
-      await laterReference.close();
-    }
+      let outageAnswers = 0;
+      await inParallel(unasked, 4, async (url) => {
+        for (const answer of await everyReplica(url)) {
+          expect(answer.status, url).toBe(503);
+          expect(answer.type, url).toMatch(/^application\/problem\+json/);
+          expect(answer.retryAfter, url).toMatch(/^\d+$/);
+          expect(JSON.parse(answer.body).status, url).toBe(503);
+          outageAnswers += 1;
+        }
+      });
+      expect(outageAnswers).toBe(unasked.length * 2);
+      // What was cached may still be served, but only as it was: never a wrong answer.
+      await inParallel(asked, 4, async (url) => {
+        for (const answer of await everyReplica(url)) {
+          if (answer.status === 503) expect(answer.retryAfter, url).toMatch(/^\d+$/);
+          else await sameAsReference(url, [answer]);
+        }
+      });
 
-    expect(replicas.map((replica) => replica.running())).toEqual([true, true]);
-    expect(replicas.map((replica) => replica.pid)).toEqual(pids);
-  }, 55_000);
+      await server.start();
+      for (const replica of replicas) {
+        await waitFor(
+          '/readyz to pass again',
+          async () => (await fetch(`${replica.base}/readyz`)).status === 200,
+          {
+            timeoutMs: 30_000,
+            intervalMs: 50,
+          },
+        );
+      }
+      await inParallel([...asked, ...unasked], 4, async (url) =>
+        sameAsReference(url, await everyReplica(url)),
+      );
+
+      // A day committed after the restart reaches both: their change notices listen again.
+      const later = simulator.simulateDay(LATER);
+      await ingestEvents(store.writer, later);
+      const laterReference = await referenceServer([...events, ...later], [key.record]);
+      try {
+        const url = `/api/tradelog?market=au_electricity&date=${LATER}`;
+        const expected = await laterReference.answer(url, key.key);
+        expect(expected.status).toBe(200);
+        for (const replica of replicas) {
+          await waitFor(`${url} on a replica`, async () => {
+            const answer = await fetchAnswer(replica.base, url, key.key);
+            return answer.status === 200 && answer.body === expected.body;
+          });
+        }
+        const latest = '/api/ticker?futures=au_electricity';
+        const expectedLatest = await laterReference.answer(latest, key.key);
+        for (const answer of await everyReplica(latest)) expect(answer.body).toBe(expectedLatest.body);
+      } finally {
+        await laterReference.close();
+      }
+
+      expect(replicas.map((replica) => replica.running())).toEqual([true, true]);
+      expect(replicas.map((replica) => replica.pid)).toEqual(pids);
+    },
+    PROCESS_TEST_TIMEOUT_MS,
+  );
 });

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { expect } from 'vitest';
 import type { FeedEvent } from '../src/feed/events.js';
 import { buildApp } from '../src/http/app.js';
 import { ingestEvents } from '../src/ingest/ingest-events.js';
@@ -8,8 +9,11 @@ import type { ApiKeyRecord } from '../src/store/store.js';
 /**
  * What a client sees of an answer, to compare servers byte for byte: status, the headers that
  * name the representation, and the body. Fault tests ask real `gridquote serve` processes and
- * a reference: the same events in a SQLite store, served in process.
+ * a reference: the same events in a SQLite store, served in process. Uncompressed
+ * (Accept-Encoding: identity), so that the bytes compared are the bytes sent.
  */
+
+const headersFor = (key: string) => ({ authorization: `Bearer ${key}`, 'accept-encoding': 'identity' });
 export interface Answer {
   readonly status: number;
   readonly type: string | undefined;
@@ -19,7 +23,7 @@ export interface Answer {
 }
 
 export async function fetchAnswer(base: string, url: string, key: string): Promise<Answer> {
-  const response = await fetch(`${base}${url}`, { headers: { authorization: `Bearer ${key}` } });
+  const response = await fetch(`${base}${url}`, { headers: headersFor(key) });
   const header = (name: string) => response.headers.get(name) ?? undefined;
   return {
     status: response.status,
@@ -54,7 +58,7 @@ export async function referenceServer(
   return {
     app,
     async answer(url, key) {
-      const response = await app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${key}` } });
+      const response = await app.inject({ method: 'GET', url, headers: headersFor(key) });
       const header = (name: string) => {
         const value = response.headers[name];
         return value === undefined ? undefined : String(value);
@@ -89,4 +93,26 @@ export async function inParallel<T, R>(
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, lane));
   return results;
+}
+
+/**
+ * Asks every request of each server (base URLs) and of the reference, and expects the same
+ * status, content type, ETag and bytes from all; returns the reference's statuses.
+ */
+export async function expectSameAnswers(
+  bases: readonly string[],
+  reference: ReferenceServer,
+  requests: readonly string[],
+  key: string,
+): Promise<number[]> {
+  return inParallel(requests, 8, async (url) => {
+    const expected = await reference.answer(url, key);
+    for (const answer of await Promise.all(bases.map((base) => fetchAnswer(base, url, key)))) {
+      expect(answer.status, url).toBe(expected.status);
+      expect(answer.type, url).toBe(expected.type);
+      expect(answer.etag, url).toBe(expected.etag);
+      expect(answer.body, url).toBe(expected.body);
+    }
+    return expected.status;
+  });
 }
