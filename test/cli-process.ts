@@ -75,7 +75,8 @@ export async function startServe(
         if (!serve.running()) throw new Error(`serve exited: ${serve.stderr()}`);
         return / at (http:\/\/127\.0\.0\.1:\d+)/.exec(serve.stderr())?.[1];
       },
-      { timeoutMs: 30_000, intervalMs: 20 },
+      // Generous: under the whole suite on two cores, start-up has been seen to take over 30 s.
+      { timeoutMs: 90_000, intervalMs: 20 },
     );
     return { ...serve, base };
   } catch (error) {
