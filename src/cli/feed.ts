@@ -6,6 +6,7 @@ import { type PublishableEvent, publishFeed } from '../feed/nats/publish-feed.js
 import { describeLineError, parseFeedLine } from '../feed/ndjson.js';
 import { simulatedFeed } from '../feed/simulated-feed.js';
 import { validateFeedEvent } from '../feed/validate.js';
+import { parseReplaySchedule, type ReplaySchedule } from '../ingest/replay-schedule.js';
 import { readLineGroups } from '../ingest/read-lines.js';
 import { CliError, type CliIo, PROCESS_IO } from './cli-io.js';
 import { abortOnShutdownSignal } from './stop-signal.js';
@@ -18,6 +19,8 @@ interface PublishFlags extends StreamFlags {
   readonly seed: number;
   readonly from?: string;
   readonly days?: number;
+  readonly replayClock?: ReplaySchedule;
+  readonly warmUpFrom?: string;
 }
 
 /** `gridquote feed publish`: exchange events onto the feed's JetStream stream. */
@@ -51,6 +54,17 @@ export function registerFeed(program: Command, io: CliIo = PROCESS_IO): Command 
       '--days <n>',
       'with --simulate: trading days to publish (default: 1, or without end with --speed)',
       parseWhole('days', 1, 10_000),
+    )
+    .option(
+      '--replay-clock <day,instant,speed>',
+      'with --simulate, instead of --from and --speed: release each event when the replay clock ' +
+        'that the API replicas answer on (serve --replay-clock) reaches it; without end unless --days',
+      parseSchedule,
+    )
+    .option(
+      '--warm-up-from <yyyyMMdd>',
+      'with --simulate: run the simulator unpublished from this day, so the feed continues a store seeded from it',
+      parseDate,
     );
   addStreamFlags(publish).addHelpText(
     'after',
@@ -64,6 +78,9 @@ export function registerFeed(program: Command, io: CliIo = PROCESS_IO): Command 
       throw new CliError(
         'feed publish needs exactly one source: a FILE, - for standard input, or --simulate',
       );
+    }
+    if (flags.replayClock !== undefined && (flags.speed !== undefined || flags.from !== undefined)) {
+      throw new CliError('--replay-clock sets the first day and the speed: give it without --from and --speed');
     }
     const stop = abortOnShutdownSignal();
     try {
@@ -95,7 +112,8 @@ async function* simulated(
   flags: PublishFlags,
   signal: AbortSignal,
 ): AsyncGenerator<PublishableEvent> {
-  const days = flags.days ?? (flags.speed === undefined ? 1 : undefined);
+  const paced = flags.speed !== undefined || flags.replayClock !== undefined;
+  const days = flags.days ?? (paced ? undefined : 1);
   const from = flags.from ?? lastCompletedTradingDay(io.now());
   for await (const event of simulatedFeed({
     seed: flags.seed,
@@ -103,6 +121,8 @@ async function* simulated(
     signal,
     ...(days === undefined ? {} : { days }),
     ...(flags.speed === undefined ? {} : { speed: flags.speed }),
+    ...(flags.replayClock === undefined ? {} : { schedule: flags.replayClock }),
+    ...(flags.warmUpFrom === undefined ? {} : { warmUpFrom: flags.warmUpFrom }),
   })) {
     const result = validateFeedEvent(event);
     if (!result.ok)
@@ -133,6 +153,12 @@ async function* fromLines(io: CliIo, file: string): AsyncGenerator<PublishableEv
     }
     throw error;
   }
+}
+
+function parseSchedule(text: string): ReplaySchedule {
+  const parsed = parseReplaySchedule(text);
+  if (typeof parsed === 'string') throw new InvalidArgumentError(parsed);
+  return parsed;
 }
 
 function parseDate(text: string): string {
