@@ -163,19 +163,34 @@ export async function completeLatestDay(
 
 export function demoBanner(demo: RunningDemo): string {
   const base = demo.server.url;
-  const date = demo.historyDate;
-  const auth = (key: string) => `-H "Authorization: Bearer ${key}"`;
-  const h = auth(demo.keys.historical);
-  const e = auth(demo.keys.endOfDay);
   return [
     '',
     `gridquote demo serving ${base}`,
+    ...keyLines(demo.keys, '`npm start -- --new-keys`'),
+    ...exampleRequests(base, demo.keys, demo.historyDate),
+    'The market is live: run the intraday or trades request again to see it move. Ctrl-C stops.',
     '',
-    `  historical key:  ${demo.keys.historical}`,
-    `  end_of_day key:  ${demo.keys.endOfDay}`,
-    `  ${KEYS_ORIGIN[demo.keys.origin]}; kept in ${demo.keys.file} (yours alone, mode 600)`,
-    '  for the next start; `npm start -- --new-keys` revokes them and issues new ones.',
+  ].join('\n');
+}
+
+/** The banner's keys: both of them, where they are kept and how to replace them. */
+export function keyLines(keys: DemoKeys, newKeysCommand: string): string[] {
+  return [
     '',
+    `  historical key:  ${keys.historical}`,
+    `  end_of_day key:  ${keys.endOfDay}`,
+    `  ${KEYS_ORIGIN[keys.origin]}; kept in ${keys.file} (yours alone, mode 600)`,
+    `  for the next start; ${newKeysCommand} revokes them and issues new ones.`,
+    '',
+  ];
+}
+
+/** The banner's example requests against `base`, one per kind of operation; `date` has history. */
+export function exampleRequests(base: string, keys: DemoKeys, date: string): string[] {
+  const auth = (key: string) => `-H "Authorization: Bearer ${key}"`;
+  const h = auth(keys.historical);
+  const e = auth(keys.endOfDay);
+  return [
     'Try:',
     `  curl ${h} "${base}/api/intraday?futures=au_electricity"`,
     `  curl ${h} "${base}/api/trades?market=au_electricity"`,
@@ -189,9 +204,7 @@ export function demoBanner(demo: RunningDemo): string {
     '',
     `Reference page (paste a key under Authorize, then Execute): ${base}/docs`,
     '',
-    'The market is live: run the intraday or trades request again to see it move. Ctrl-C stops.',
-    '',
-  ].join('\n');
+  ];
 }
 
 const KEYS_ORIGIN: Readonly<Record<DemoKeys['origin'], string>> = {

@@ -6,8 +6,8 @@ import { type PublishableEvent, publishFeed } from '../feed/nats/publish-feed.js
 import { describeLineError, parseFeedLine } from '../feed/ndjson.js';
 import { simulatedFeed } from '../feed/simulated-feed.js';
 import { validateFeedEvent } from '../feed/validate.js';
-import { parseReplaySchedule, type ReplaySchedule } from '../ingest/replay-schedule.js';
 import { readLineGroups } from '../ingest/read-lines.js';
+import { parseReplaySchedule, type ReplaySchedule } from '../ingest/replay-schedule.js';
 import { CliError, type CliIo, PROCESS_IO } from './cli-io.js';
 import { abortOnShutdownSignal } from './stop-signal.js';
 import { addStreamFlags, parseNatsUrl, parseWhole, retentionOf, type StreamFlags } from './stream-flags.js';
@@ -80,7 +80,9 @@ export function registerFeed(program: Command, io: CliIo = PROCESS_IO): Command 
       );
     }
     if (flags.replayClock !== undefined && (flags.speed !== undefined || flags.from !== undefined)) {
-      throw new CliError('--replay-clock sets the first day and the speed: give it without --from and --speed');
+      throw new CliError(
+        '--replay-clock sets the first day and the speed: give it without --from and --speed',
+      );
     }
     const stop = abortOnShutdownSignal();
     try {

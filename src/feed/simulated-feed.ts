@@ -40,7 +40,8 @@ export async function* simulatedFeed(options: SimulatedFeedOptions): AsyncGenera
   const { schedule } = options;
   let date = schedule?.from ?? (isTradingDay(options.from) ? options.from : nextTradingDay(options.from));
   if (options.warmUpFrom !== undefined) {
-    for (const day of tradingDaysBetween(options.warmUpFrom, date)) if (day < date) simulator.simulateDay(day);
+    for (const day of tradingDaysBetween(options.warmUpFrom, date))
+      if (day < date) simulator.simulateDay(day);
   }
   for (let day = 0; options.days === undefined || day < options.days; day += 1) {
     const events = simulator.simulateDay(date);
