@@ -158,7 +158,7 @@ describe.skipIf(!ready)('gridquote cluster', () => {
       expect((await fetchFresh(`${replica.url}/healthz`)).status).toBe(200);
       expect((await fetchFresh(`${replica.url}/readyz`)).status).toBe(200);
     }
-    const ingestUrl = /^ {2}ingest +\d+ +(http:\/\/\S+)\/metrics/m.exec(banner)?.[1] ?? '';
+    const ingestUrl = /^ {2}ingest +\d+ +(http:\/\/\S+)\/healthz/m.exec(banner)?.[1] ?? '';
     expect((await fetchFresh(`${ingestUrl}/metrics`)).body).toContain('gridquote_ingest_consumer_pending');
 
     // Live: the intraday answer through the front moves as the feed goes through NATS and the worker.

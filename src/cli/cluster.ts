@@ -250,7 +250,7 @@ export function clusterBanner(parts: {
     '',
     '  process   pid      health and metrics',
     `  feed      ${pid(parts.feed)} (publishes; watch the stream: nats stream info ${options.name})`,
-    `  ingest    ${pid(parts.ingest)} ${parts.ingest.address}/metrics`,
+    `  ingest    ${pid(parts.ingest)} ${parts.ingest.address}/healthz  /readyz  /metrics`,
     ...parts.replicas.map(
       (replica) =>
         `  ${replica.spec.name.padEnd(9)} ${pid(replica)} ${replica.address}/healthz  /readyz  /metrics`,
