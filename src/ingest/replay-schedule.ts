@@ -85,5 +85,6 @@ export function replayDueMs(schedule: ReplaySchedule, date: string, time: string
   let days = 0;
   for (let day = schedule.from; day < date; day = nextTradingDay(day)) days += 1;
   const offset = Math.max(0, toSeconds(time) - DAY_START_SECONDS);
-  return schedule.startMs + ((days * DAY_SECONDS + offset) * 1000) / schedule.speed;
+  // Rounded up to whole ms: at the instant returned the clock shows the event's second, never the one before.
+  return Math.ceil(schedule.startMs + ((days * DAY_SECONDS + offset) * 1000) / schedule.speed);
 }
