@@ -62,6 +62,8 @@ export interface ClusterBenchResult {
   readonly publishSeconds: number;
   /** From the worker's start line to the last event stored. */
   readonly ingestSeconds: number;
+  /** Baseline: the same events stored in process with ingestEvents, a transaction a day. */
+  readonly directSeconds: number;
   readonly latency: {
     readonly samples: number;
     readonly missed: number;
@@ -107,6 +109,19 @@ export async function benchCluster(options: ClusterBenchOptions): Promise<Cluste
     for (const day of history) await ingestEvents(opened.writer, day);
     await opened.keys.insertKey(key.record);
     const base = await opened.reader.version();
+
+    // Baseline: the same days stored in process (ingestEvents, a transaction a day) on the same history.
+    options.log('bench: cluster: baseline, the same days stored in process ...');
+    const direct = await openPostgresStore(options.pg, { schema: `${name}_direct`, migrate: true });
+    let directSeconds: number;
+    try {
+      for (const day of history) await ingestEvents(direct.writer, day);
+      const directStart = performance.now();
+      for (const day of days.slice(options.historyDays, -1)) await ingestEvents(direct.writer, day);
+      directSeconds = (performance.now() - directStart) / 1000;
+    } finally {
+      await direct.close();
+    }
 
     options.log(
       `bench: cluster: publishing ${streamed.length} events (${options.streamDays} days) to stream ${name} ...`,
@@ -200,6 +215,7 @@ export async function benchCluster(options: ClusterBenchOptions): Promise<Cluste
       streamEvents: streamed.length,
       publishSeconds,
       ingestSeconds,
+      directSeconds,
       latency,
       one,
       two,
@@ -354,7 +370,7 @@ async function createSchema(url: string, schema: string): Promise<string> {
 }
 
 async function cleanUp(options: ClusterBenchOptions, name: string): Promise<void> {
-  await dropSchemas(options.pg, [name]);
+  await dropSchemas(options.pg, [name, `${name}_direct`]);
   const nc = await connect({ servers: options.nats });
   try {
     await (await jetstreamManager(nc)).streams.delete(name).catch(() => undefined);

@@ -155,6 +155,8 @@ function clusterSection(machine: string, result: ClusterBenchResult): string {
     `**Ingest from the stream.** ${formatCount(result.streamEvents)} events (3 simulated trading days) published to JetStream first`,
     `(${formatCount(perSecond(result.streamEvents, result.publishSeconds * 1000))} events/s acknowledged), then one \`gridquote ingest --from\` worker`,
     `stored them into PostgreSQL at **${formatCount(perSecond(result.streamEvents, result.ingestSeconds * 1000))} events/s** (${result.ingestSeconds.toFixed(1)} s from its start line to the last commit).`,
+    `Baseline in the same run: the same days stored in process (\`ingestEvents\`, a transaction a day, as the demo and seed do) at`,
+    `${formatCount(perSecond(result.streamEvents, result.directSeconds * 1000))} events/s: the stream path runs at ${(result.directSeconds / result.ingestSeconds).toFixed(2)} of it (batches of at most 2048 messages, each a transaction, acked after commit).`,
     '',
     `**Publish to visible.** ${latency.samples} observations (${latency.samples / 2} au_electricity futures trades, each published alone after the`,
     "events before it were stored, on both replicas), from the publish call to the replica's `/api/intraday` answer",
