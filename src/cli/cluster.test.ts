@@ -56,14 +56,18 @@ afterAll(async () => {
 /** A GET on a connection of its own (no keep-alive), so the front picks a replica for each. */
 function fetchFresh(url: string, key?: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const request = get(url, { agent: false, headers: key ? { authorization: `Bearer ${key}` } : {} }, (response) => {
-      let body = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => {
-        body += chunk;
-      });
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
-    });
+    const request = get(
+      url,
+      { agent: false, headers: key ? { authorization: `Bearer ${key}` } : {} },
+      (response) => {
+        let body = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => {
+          body += chunk;
+        });
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+      },
+    );
     request.on('error', reject);
   });
 }
@@ -100,7 +104,9 @@ function alive(pid: number): boolean {
 }
 
 describe.skipIf(!ready)('gridquote cluster', () => {
-  it('serves through one port from both replicas, live, and stops every process on SIGINT', { timeout: 60_000 }, async () => {
+  it('serves through one port from both replicas, live, restarts a child that dies, and stops every process on SIGINT', {
+    timeout: 60_000,
+  }, async () => {
     const child = spawn(
       process.execPath,
       [
@@ -119,7 +125,7 @@ describe.skipIf(!ready)('gridquote cluster', () => {
         '--port',
         '0',
         '--days',
-        '2',
+        '1',
         '--speed',
         '600',
       ],
@@ -139,7 +145,10 @@ describe.skipIf(!ready)('gridquote cluster', () => {
 
     const banner = await waitFor(
       'the banner',
-      () => (child.exitCode !== null ? Promise.reject(new Error(`cluster exited: ${stderr}`)) : stdout.includes('Ctrl-C stops') && stdout),
+      () =>
+        child.exitCode !== null
+          ? Promise.reject(new Error(`cluster exited: ${stderr}`))
+          : stdout.includes('Ctrl-C stops') && stdout,
       { timeoutMs: 40_000, intervalMs: 50 },
     );
     const front = /gridquote cluster serving (http:\/\/\S+)/.exec(banner)?.[1] ?? '';
@@ -165,21 +174,59 @@ describe.skipIf(!ready)('gridquote cluster', () => {
     const intraday = `${front}/api/intraday?futures=au_electricity`;
     const first = await fetchFresh(intraday, key);
     expect(first.status).toBe(200);
-    await waitFor('the intraday answer to move', async () => (await fetchFresh(intraday, key)).body !== first.body, {
-      timeoutMs: 30_000,
-      intervalMs: 250,
-    });
+    await waitFor(
+      'the intraday answer to move',
+      async () => (await fetchFresh(intraday, key)).body !== first.body,
+      {
+        timeoutMs: 30_000,
+        intervalMs: 250,
+      },
+    );
 
     // Both replicas answered requests made through the one port (each counts its own).
     for (let i = 0; i < 6; i += 1) expect((await fetchFresh(intraday, key)).status).toBe(200);
     for (const replica of replicas) {
       const metrics = (await fetchFresh(`${replica.url}/metrics`)).body;
-      const served = /^gridquote_http_requests_total\{operation="intraday",status="200"\} (\d+)/m.exec(metrics);
+      const served = /^gridquote_http_requests_total\{operation="intraday",status="200"\} (\d+)/m.exec(
+        metrics,
+      );
       expect(Number(served?.[1] ?? 0), `${replica.url} served none`).toBeGreaterThan(0);
     }
 
     // An event stream flows through the front.
-    expect(await firstStreamEvent(`${front}/api/stream?futures=BNZ&type=trade`, key)).toMatch(/^id: \d{8}-\d+/);
+    expect(await firstStreamEvent(`${front}/api/stream?futures=BNZ&type=trade`, key)).toMatch(
+      /^id: \d{8}-\d+/,
+    );
+
+    // A child that dies is restarted: the worker killed outright comes back and the market moves on;
+    // a replica killed outright leaves the other serving through the front, and comes back too.
+    const ingestPid = /^ {2}ingest +(\d+)/m.exec(banner)?.[1];
+    process.kill(Number(ingestPid), 'SIGKILL');
+    await waitFor('the worker restarted', () => /cluster: ingest is back \(pid (\d+)/.exec(stderr)?.[1], {
+      timeoutMs: 20_000,
+    });
+    expect(stderr).toContain('cluster: ingest exited unexpectedly (SIGKILL); restarting it in 1 s');
+    const afterRestart = (await fetchFresh(intraday, key)).body;
+    await waitFor(
+      'the intraday answer to move after the restart',
+      async () => (await fetchFresh(intraday, key)).body !== afterRestart,
+      {
+        timeoutMs: 30_000,
+        intervalMs: 250,
+      },
+    );
+    process.kill(replicas[0]?.pid ?? 0, 'SIGKILL');
+    // Once it is gone (a connection it accepted before dying would be cut, as behind any balancer):
+    await waitFor('the replica gone', () => stderr.includes('cluster: api-1 exited unexpectedly'), { timeoutMs: 10_000 });
+    for (let i = 0; i < 4; i += 1) expect((await fetchFresh(intraday, key)).status).toBe(200);
+    const back = await waitFor(
+      'the replica restarted',
+      () => /cluster: api-1 is back \(pid (\d+)/.exec(stderr)?.[1],
+      {
+        timeoutMs: 20_000,
+      },
+    );
+    pids.push(Number(back), Number(/cluster: ingest is back \(pid (\d+)/.exec(stderr)?.[1]));
 
     child.kill('SIGINT');
     expect(await exited).toBe(0);
