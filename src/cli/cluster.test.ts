@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { get } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { Redis } from 'ioredis';
@@ -11,6 +12,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../../test/wait-for.js';
 import { testNatsUrl, testPostgresUrl, testRedisUrl } from '../config.js';
 import { dropSchemas } from '../store/postgres/drop-schemas.js';
+import { registerCluster } from './cluster.js';
+import { createProgram, runCli } from './run-cli.js';
 
 /**
  * `gridquote cluster` as an operator runs it: a real process with its children, on the test
@@ -102,6 +105,37 @@ function alive(pid: number): boolean {
     return false;
   }
 }
+
+describe('gridquote cluster: its arguments', () => {
+  async function cluster(args: string[]): Promise<{ code: number; stderr: string }> {
+    let stderr = '';
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        stderr += String(chunk);
+        done();
+      },
+    });
+    const program = createProgram({ stdout: sink, stderr: sink });
+    registerCluster(program);
+    const code = await runCli(program, ['node', 'gridquote', 'cluster', ...args], sink);
+    return { code, stderr };
+  }
+
+  it('refuses a name that could not be a schema, stream and prefix, a SQLite store, and an unreachable NATS', async () => {
+    expect(await cluster(['--name', 'Bad-Name'])).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/--name.*lower-case letters/),
+    });
+    expect(await cluster(['--db', 'market.db'])).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/^gridquote: cluster needs a postgres:\/\/ store, got market\.db\n$/),
+    });
+    expect(await cluster(['--nats', 'nats://127.0.0.1:1'])).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/^gridquote: cannot reach NATS at nats:\/\/127\.0\.0\.1:1: /),
+    });
+  });
+});
 
 describe.skipIf(!ready)('gridquote cluster', () => {
   it('serves through one port from both replicas, live, restarts a child that dies, and stops every process on SIGINT', {
@@ -217,7 +251,9 @@ describe.skipIf(!ready)('gridquote cluster', () => {
     );
     process.kill(replicas[0]?.pid ?? 0, 'SIGKILL');
     // Once it is gone (a connection it accepted before dying would be cut, as behind any balancer):
-    await waitFor('the replica gone', () => stderr.includes('cluster: api-1 exited unexpectedly'), { timeoutMs: 10_000 });
+    await waitFor('the replica gone', () => stderr.includes('cluster: api-1 exited unexpectedly'), {
+      timeoutMs: 10_000,
+    });
     for (let i = 0; i < 4; i += 1) expect((await fetchFresh(intraday, key)).status).toBe(200);
     const back = await waitFor(
       'the replica restarted',

@@ -3,6 +3,7 @@ import { type Command, InvalidArgumentError } from 'commander';
 import pg from 'pg';
 import { loadConfig, storeLocation } from '../config.js';
 import { nextTradingDay } from '../domain/calendar.js';
+import { connectNats } from '../feed/nats/feed-stream.js';
 import { formatReplaySchedule, type ReplaySchedule } from '../ingest/replay-schedule.js';
 import { describeLocation, storeKind } from '../store/open-store.js';
 import { CliError, type CliIo, PROCESS_IO, withStore } from './cli-io.js';
@@ -49,6 +50,8 @@ const KILL_AFTER_MS = 20_000;
  */
 export async function runCluster(io: CliIo, options: ClusterOptions): Promise<void> {
   const log = (line: string) => io.stderr.write(`${line}\n`);
+  // Every engine reachable before anything starts: one line naming the one that is not, exit 1.
+  await checkNats(options.nats);
   const store = await prepareSchema(options.db, options.name);
   await seedIfEmpty(io, { db: store, days: options.days, seed: options.seed });
   const prepared = await withStore(io, store, { access: 'write', create: true }, async (opened) => {
@@ -152,7 +155,9 @@ async function startChildren(
   });
   // One stream token secret for all replicas: a token fetched through the front from one replica
   // opens a stream on another. In the environment, not on a command line.
-  const env = { GRIDQUOTE_STREAM_TOKEN_SECRET: randomBytes(32).toString('base64url') };
+  const env = {
+    GRIDQUOTE_STREAM_TOKEN_SECRET: loadConfig().streamTokenSecret ?? randomBytes(32).toString('base64url'),
+  };
   const replicas = await Promise.all(
     Array.from({ length: options.replicas }, (_, index) =>
       supervisor.start({
@@ -205,6 +210,14 @@ async function startChildren(
 function replicaIndex(child: RunningChild): number | undefined {
   const match = /^api-(\d+)$/.exec(child.spec.name);
   return match ? Number(match[1]) - 1 : undefined;
+}
+
+async function checkNats(url: string): Promise<void> {
+  try {
+    await (await connectNats(url, 'gridquote cluster')).close();
+  } catch (error) {
+    throw new CliError(error instanceof Error ? error.message : String(error));
+  }
 }
 
 /**
