@@ -6,6 +6,7 @@ import { nextTradingDay } from '../domain/calendar.js';
 import { connectNats } from '../feed/nats/feed-stream.js';
 import { formatReplaySchedule, type ReplaySchedule } from '../ingest/replay-schedule.js';
 import { describeLocation, storeKind } from '../store/open-store.js';
+import type { MarketReader } from '../store/store.js';
 import { CliError, type CliIo, PROCESS_IO, withStore } from './cli-io.js';
 import { type RunningChild, Supervisor } from './cluster-processes.js';
 import { completeLatestDay, exampleRequests, keyLines, seedIfEmpty } from './demo.js';
@@ -53,9 +54,12 @@ export async function runCluster(io: CliIo, options: ClusterOptions): Promise<vo
   // Every engine reachable before anything starts: one line naming the one that is not, exit 1.
   await checkNats(options.nats);
   const store = await prepareSchema(options.db, options.name);
-  await seedIfEmpty(io, { db: store, days: options.days, seed: options.seed });
+  const seeded = await seedIfEmpty(io, { db: store, days: options.days, seed: options.seed });
   const prepared = await withStore(io, store, { access: 'write', create: true }, async (opened) => {
-    const { first, latest } = await completeLatestDay(opened, { db: store, seed: options.seed });
+    // Just seeded, every day is whole; else an earlier run may have stopped inside the latest.
+    const { first, latest } = seeded
+      ? await storedRange(opened.reader)
+      : await completeLatestDay(opened, { db: store, seed: options.seed });
     const keys = await demoKeys(opened.keys, { db: store, rotate: options.newKeys === true, now: io.now() });
     return { first, latest, keys };
   });
@@ -135,8 +139,9 @@ async function startChildren(
   clock: string,
   firstStored: string,
 ): Promise<StartedChildren> {
-  // The worker first: it creates the stream and its durable consumer before anything is published.
-  const ingest = await supervisor.start({
+  // The worker before the publisher: it creates the stream and its durable consumer before
+  // anything is published. The replicas need neither: they start meanwhile.
+  const ingestStarting = supervisor.start({
     name: 'ingest',
     args: [
       'ingest',
@@ -158,7 +163,7 @@ async function startChildren(
   const env = {
     GRIDQUOTE_STREAM_TOKEN_SECRET: loadConfig().streamTokenSecret ?? randomBytes(32).toString('base64url'),
   };
-  const replicas = await Promise.all(
+  const replicasStarting = Promise.all(
     Array.from({ length: options.replicas }, (_, index) =>
       supervisor.start({
         name: `api-${index + 1}`,
@@ -186,6 +191,7 @@ async function startChildren(
       }),
     ),
   );
+  const [ingest, replicas] = await Promise.all([ingestStarting, replicasStarting]);
   const feed = await supervisor.start({
     name: 'feed',
     args: [
@@ -205,6 +211,11 @@ async function startChildren(
     ],
   });
   return { ingest, replicas, feed };
+}
+
+async function storedRange(reader: MarketReader): Promise<{ first: string; latest: string }> {
+  const dates = await reader.dates();
+  return { first: dates[0] ?? '', latest: dates.at(-1) ?? '' };
 }
 
 function replicaIndex(child: RunningChild): number | undefined {

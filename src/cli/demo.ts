@@ -115,23 +115,27 @@ async function startLive(
   });
 }
 
-/** Seeds `days` trading days of history up to the last completed one when the store holds none. */
+/**
+ * Seeds `days` trading days of history up to the last completed one when the store holds none;
+ * true when it did.
+ */
 export async function seedIfEmpty(
   io: CliIo,
   options: { readonly db: string; readonly days: number; readonly seed: number },
-): Promise<void> {
+): Promise<boolean> {
   const empty = await withStore(
     io,
     options.db,
     { access: 'write', create: true },
     async (store) => (await store.reader.latestDate()) === undefined,
   );
-  if (!empty) return;
+  if (!empty) return false;
   const until = lastCompletedTradingDay(io.now());
   io.stderr.write(
     `seeding ${describeLocation(options.db)} with ${options.days} trading days up to ${until} (seed ${options.seed})\n`,
   );
   await seedStore(io, { db: options.db, days: options.days, until, seed: options.seed });
+  return true;
 }
 
 /**
