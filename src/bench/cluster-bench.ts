@@ -71,6 +71,9 @@ export interface ClusterBenchResult {
     readonly p99Ms: number;
     readonly maxMs: number;
   };
+  /** During the latency samples: the worker's mean batch time, the replicas' mean notice delay. */
+  readonly batchMeanMs: number;
+  readonly noticeMeanMs: number;
   readonly one: ReplicaRun;
   readonly two: ReplicaRun;
 }
@@ -148,6 +151,7 @@ export async function benchCluster(options: ClusterBenchOptions): Promise<Cluste
       { env: {}, stdio: ['ignore', 'ignore', 'pipe'] },
     );
     children.push(worker);
+    const workerMetrics = `${await lineOf(worker, /metrics at (http:\/\/\S+)\/metrics/)}/metrics`;
     await lineOf(worker, /consuming stream/);
     const ingestStart = performance.now();
     const target = base + streamed.length;
@@ -173,7 +177,23 @@ export async function benchCluster(options: ClusterBenchOptions): Promise<Cluste
     const headers = { authorization: `Bearer ${key.key}` };
 
     options.log(`bench: cluster: publish-to-visible latency, ${options.latencySamples} trades ...`);
+    // Where the time goes: the worker's batches and the replicas' notice delay, over the samples alone.
+    const batchBefore = await histogram(workerMetrics, 'gridquote_ingest_batch_seconds');
+    const noticeBefore = await Promise.all(
+      replicas.map((r) => histogram(`${r.url}/metrics`, 'gridquote_store_notice_delay_seconds')),
+    );
     const latency = await measureLatency(options, name, live, replicas, headers, target);
+    const batchAfter = await histogram(workerMetrics, 'gridquote_ingest_batch_seconds');
+    const noticeAfter = await Promise.all(
+      replicas.map((r) => histogram(`${r.url}/metrics`, 'gridquote_store_notice_delay_seconds')),
+    );
+    const meanMs = (before: Sum[], after: Sum[]) => {
+      const sum = after.reduce((total, one, i) => total + one.sum - (before[i]?.sum ?? 0), 0);
+      const count = after.reduce((total, one, i) => total + one.count - (before[i]?.count ?? 0), 0);
+      return count > 0 ? (sum / count) * 1000 : Number.NaN;
+    };
+    const batchMeanMs = meanMs([batchBefore], [batchAfter]);
+    const noticeMeanMs = meanMs(noticeBefore, noticeAfter);
 
     const historyDate = history.at(-1)?.[0]?.date ?? options.until;
     const paths = [
@@ -217,6 +237,8 @@ export async function benchCluster(options: ClusterBenchOptions): Promise<Cluste
       ingestSeconds,
       directSeconds,
       latency,
+      batchMeanMs,
+      noticeMeanMs,
       one,
       two,
     };
@@ -386,13 +408,28 @@ async function cleanUp(options: ClusterBenchOptions, name: string): Promise<void
   }
 }
 
-function lineOf(child: ChildProcess, pattern: RegExp): Promise<void> {
+interface Sum {
+  readonly sum: number;
+  readonly count: number;
+}
+
+/** A Prometheus histogram's _sum and _count, scraped. */
+async function histogram(url: string, name: string): Promise<Sum> {
+  const text = await (await fetch(url)).text();
+  const value = (suffix: string) =>
+    Number(new RegExp(`^${name}_${suffix} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+  return { sum: value('sum'), count: value('count') };
+}
+
+/** Waits for a line of the child's stderr; resolves with the pattern's first group. */
+function lineOf(child: ChildProcess, pattern: RegExp): Promise<string> {
   return new Promise((resolve, reject) => {
     let text = '';
     child.stderr?.setEncoding('utf8');
     child.stderr?.on('data', (chunk: string) => {
       text += chunk;
-      if (pattern.test(text)) resolve();
+      const match = pattern.exec(text);
+      if (match) resolve(match[1] ?? '');
     });
     child.once('exit', (code) =>
       reject(new Error(`exited (code ${code}) before ${pattern}: ${text.trim()}`)),
