@@ -151,8 +151,8 @@ export async function benchCluster(options: ClusterBenchOptions): Promise<Cluste
       { env: {}, stdio: ['ignore', 'ignore', 'pipe'] },
     );
     children.push(worker);
-    const workerMetrics = `${await lineOf(worker, /metrics at (http:\/\/\S+)\/metrics/)}/metrics`;
-    await lineOf(worker, /consuming stream/);
+    // Its metrics address, then the line saying it consumes (one wait: both may come in one chunk).
+    const workerMetrics = `${await lineOf(worker, /metrics at (http:\/\/\S+)\/metrics[\s\S]*consuming stream/)}/metrics`;
     const ingestStart = performance.now();
     const target = base + streamed.length;
     while ((await opened.reader.version()) < target) await sleep(20);
