@@ -147,6 +147,8 @@ export async function benchCluster(options: ClusterBenchOptions): Promise<Cluste
         name,
         '--durable',
         `${name}-ingest`,
+        '--metrics-port',
+        '0',
       ],
       { env: {}, stdio: ['ignore', 'ignore', 'pipe'] },
     );
