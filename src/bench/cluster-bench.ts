@@ -423,10 +423,11 @@ async function histogram(url: string, name: string): Promise<Sum> {
   return { sum: value('sum'), count: value('count') };
 }
 
-/** Waits for a line of the child's stderr; resolves with the pattern's first group. */
+/** Waits (at most a minute) for a line of the child's stderr; resolves with the pattern's first group. */
 function lineOf(child: ChildProcess, pattern: RegExp): Promise<string> {
   return new Promise((resolve, reject) => {
     let text = '';
+    setTimeout(() => reject(new Error(`no line ${pattern} within 60 s: ${text.trim()}`)), 60_000).unref();
     child.stderr?.setEncoding('utf8');
     child.stderr?.on('data', (chunk: string) => {
       text += chunk;
