@@ -2,6 +2,8 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { DEFAULT_CLUSTER } from '../cli/cluster.js';
+import { benchCluster, type ClusterBenchResult } from './cluster-bench.js';
 import { benchHttp, HTTP_FLAGS, httpOptions } from './http-bench.js';
 import { httpSection } from './http-report.js';
 import { benchIngest, type IngestBenchResult } from './ingest-bench.js';
@@ -35,6 +37,11 @@ const USAGE = [
   '  --pg URL             also the PostgreSQL benchmark, on a database it may create schemas in',
   '  --pg-days N          trading days of the PostgreSQL benchmark (default 10)',
   '  --pg-only            only the PostgreSQL benchmark (with --pg)',
+  '  --cluster            also the distributed topology (NATS -> ingest -> PostgreSQL -> replicas, Redis limits)',
+  `  --cluster-pg URL     its PostgreSQL database, where it may create a schema (default ${DEFAULT_CLUSTER.db})`,
+  `  --cluster-nats URL   its NATS server with JetStream (default ${DEFAULT_CLUSTER.nats})`,
+  `  --cluster-redis URL  its Redis (default ${DEFAULT_CLUSTER.redis})`,
+  '  --cluster-only       only the distributed topology benchmark',
   ...HTTP_FLAGS.map(([name, text]) => `  ${name.padEnd(20)} ${text}`),
   '',
 ].join('\n');
@@ -50,6 +57,10 @@ async function main(): Promise<void> {
   if (process.argv.includes('--help') || process.argv.includes('-h')) {
     process.stdout.write(USAGE);
     return;
+  }
+  if (process.argv.includes('--cluster') || process.argv.includes('--cluster-only')) {
+    await cluster();
+    if (process.argv.includes('--cluster-only')) return;
   }
   const pgIndex = process.argv.indexOf('--pg');
   if (pgIndex >= 0) {
@@ -98,6 +109,77 @@ async function postgres(url: string): Promise<void> {
   const section = postgresSection(machine, result);
   process.stderr.write(`${section}\n`);
   writeSection('postgres', section);
+}
+
+function text(name: string, fallback: string): string {
+  const index = process.argv.indexOf(name);
+  return index >= 0 ? (process.argv[index + 1] ?? fallback) : fallback;
+}
+
+async function cluster(): Promise<void> {
+  const options = {
+    pg: text('--cluster-pg', DEFAULT_CLUSTER.db),
+    nats: text('--cluster-nats', DEFAULT_CLUSTER.nats),
+    redis: text('--cluster-redis', DEFAULT_CLUSTER.redis),
+  };
+  const result = await benchCluster({
+    ...options,
+    until: UNTIL,
+    seed: SEED,
+    historyDays: 2,
+    streamDays: 3,
+    latencySamples: 60,
+    connections: 16,
+    seconds: 10,
+    scratch: join(ROOT, '.bench-tmp', 'cluster'),
+    log: (line) => process.stderr.write(`${line}\n`),
+  });
+  const machine = `${cpus()[0]?.model ?? 'unknown CPU'} x ${cpus().length}, Node ${process.version}`;
+  const section = clusterSection(machine, result);
+  process.stderr.write(`${section}\n`);
+  writeSection('cluster', section);
+}
+
+function clusterSection(machine: string, result: ClusterBenchResult): string {
+  const ms = (value: number) => `${value.toFixed(1)} ms`;
+  const row = (name: string, run: ClusterBenchResult['one']) =>
+    `| ${name} | ${formatCount(Math.round(run.load.requestsPerSecond))} | ${ms(run.load.p50Ms)} | ${ms(run.load.p99Ms)} | ${Math.round(run.cpuPerAnswerUs)} µs | ${Math.round(run.frontCpuPerAnswerUs)} µs |`;
+  const { latency } = result;
+  return [
+    '## Distributed topology',
+    '',
+    `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${machine}; load average ${result.loadBefore.toFixed(2)} at start, ${result.loadAfter.toFixed(2)} at the end.`,
+    'The machine is shared with other work (PostgreSQL, NATS, Redis, the replicas, wrk and the front all on its cores): the',
+    'absolute figures are noisy; the ratios within this run are the ones to read.',
+    '',
+    `**Ingest from the stream.** ${formatCount(result.streamEvents)} events (3 simulated trading days) published to JetStream first`,
+    `(${formatCount(perSecond(result.streamEvents, result.publishSeconds * 1000))} events/s acknowledged), then one \`gridquote ingest --from\` worker`,
+    `stored them into PostgreSQL at **${formatCount(perSecond(result.streamEvents, result.ingestSeconds * 1000))} events/s** (${result.ingestSeconds.toFixed(1)} s from its start line to the last commit).`,
+    `Baseline in the same run: the same days stored in process (\`ingestEvents\`, a transaction a day, as the demo and seed do) at`,
+    `${formatCount(perSecond(result.streamEvents, result.directSeconds * 1000))} events/s: the stream path runs at ${(result.directSeconds / result.ingestSeconds).toFixed(2)} of it (batches of at most 2048 messages, each a transaction, acked after commit).`,
+    '',
+    `**Publish to visible.** ${latency.samples} observations (${latency.samples / 2} au_electricity futures trades, each published alone after the`,
+    "events before it were stored, on both replicas), from the publish call to the replica's `/api/intraday` answer",
+    `changing: **p50 ${ms(latency.p50Ms)}, p99 ${ms(latency.p99Ms)}** (max ${ms(latency.maxMs)}; ${latency.missed} not seen within 3 s).`,
+    "The path: JetStream, the worker's batch (it waits 5 ms for more), the PostgreSQL commit and its NOTIFY, the replica",
+    'reading the changed days, its next answer computed afresh; the poll itself costs about a request. Over the same',
+    `samples the worker's batches took ${ms(result.batchMeanMs)} on average (\`gridquote_ingest_batch_seconds\`) and the replicas read a`,
+    `commit ${ms(result.noticeMeanMs)} after its notice on average (\`gridquote_store_notice_delay_seconds\`).`,
+    '',
+    '**Two replicas against one**, behind the same round-robin front (`src/cli/round-robin-front.ts`, in the benchmark',
+    `process), wrk in its own process (1 thread, ${result.one.load.seconds.toFixed(0)} s, 16 connections), a key whose every request is counted in Redis; the cached`,
+    'intraday snapshot and a cached trade log in turn:',
+    '',
+    "| replicas | req/s | p50 | p99 | replicas' CPU per answer | front CPU per answer |",
+    '|---|---:|---:|---:|---:|---:|',
+    row('one', result.one),
+    row('two', result.two),
+    '',
+    `Two replicas served ${(result.two.load.requestsPerSecond / result.one.load.requestsPerSecond).toFixed(2)} times the requests of one, at ${(result.two.cpuPerAnswerUs / result.one.cpuPerAnswerUs).toFixed(2)} times the CPU per answer.`,
+    '',
+    'Reproduce: `npm run bench -- --cluster-only` (services at the defaults of `gridquote cluster`, or `--cluster-pg`,',
+    '`--cluster-nats`, `--cluster-redis`).',
+  ].join('\n');
 }
 
 function postgresSection(machine: string, result: PostgresBenchResult): string {

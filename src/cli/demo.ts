@@ -3,12 +3,12 @@ import { dirname } from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
 import { loadConfig, storeLocation } from '../config.js';
 import { lastCompletedTradingDay, nextTradingDay } from '../domain/calendar.js';
-import { createSimulator } from '../feed/simulator/simulator.js';
+import { createSimulator, type Simulator } from '../feed/simulator/simulator.js';
 import type { HttpLimits } from '../http/limits.js';
 import { ingestEvents } from '../ingest/ingest-events.js';
 import { type LiveExchange, startLiveExchange } from '../ingest/live-exchange.js';
 import { createSimulatedClock, type SimulatedClock } from '../ingest/simulated-clock.js';
-import { sqlitePath, storeKind } from '../store/open-store.js';
+import { describeLocation, sqlitePath, storeKind } from '../store/open-store.js';
 import type { MarketStore } from '../store/store.js';
 import { CliError, type CliIo, PROCESS_IO, storeOption, withStore } from './cli-io.js';
 import { type DemoKeys, demoKeys } from './demo-keys.js';
@@ -52,19 +52,7 @@ export interface RunningDemo {
  */
 export async function startDemo(io: CliIo, options: DemoOptions): Promise<RunningDemo> {
   if (storeKind(options.db) === 'sqlite') mkdirSync(dirname(sqlitePath(options.db)), { recursive: true });
-  const empty = await withStore(
-    io,
-    options.db,
-    { access: 'write', create: true },
-    async (store) => (await store.reader.latestDate()) === undefined,
-  );
-  if (empty) {
-    const until = lastCompletedTradingDay(io.now());
-    io.stderr.write(
-      `seeding ${options.db} with ${options.days} trading days up to ${until} (seed ${options.seed})\n`,
-    );
-    await seedStore(io, { db: options.db, days: options.days, until, seed: options.seed });
-  }
+  await seedIfEmpty(io, options);
   // One clock for the feed and the API: outside the session the API's "now" is the replay's.
   const clock = createSimulatedClock({ speed: options.speed, realNow: io.now });
   const server = await startServer({
@@ -104,30 +92,14 @@ export async function startDemo(io: CliIo, options: DemoOptions): Promise<Runnin
   }
 }
 
-/**
- * Replays the simulator over the stored days to restore its state (curves, open interest),
- * completes the latest stored day if an earlier run stopped inside it, then goes live on the
- * next trading day.
- */
+/** Continues the stored history live from the next trading day (completeLatestDay). */
 async function startLive(
   io: CliIo,
   store: MarketStore,
   clock: SimulatedClock,
   options: DemoOptions,
 ): Promise<LiveExchange> {
-  const dates = await store.reader.dates();
-  const latest = dates.at(-1);
-  if (latest === undefined) throw new CliError(`${options.db} holds no market data to continue from`);
-  const simulator = createSimulator({ seed: options.seed });
-  for (const date of dates.slice(0, -1)) simulator.simulateDay(date);
-  try {
-    await ingestEvents(store.writer, simulator.simulateDay(latest));
-  } catch (error) {
-    throw new CliError(
-      `${options.db} was not made by the demo with seed ${options.seed} (${String(error instanceof Error ? error.message : error)}); ` +
-        'pass the seed it was made with, or use a new --db',
-    );
-  }
+  const { simulator, latest } = await completeLatestDay(store, options);
   return startLiveExchange({
     firstDate: nextTradingDay(latest),
     simulateDay: (date) => simulator.simulateDay(date),
@@ -143,21 +115,86 @@ async function startLive(
   });
 }
 
+/**
+ * Seeds `days` trading days of history up to the last completed one when the store holds none;
+ * true when it did.
+ */
+export async function seedIfEmpty(
+  io: CliIo,
+  options: { readonly db: string; readonly days: number; readonly seed: number },
+): Promise<boolean> {
+  const empty = await withStore(
+    io,
+    options.db,
+    { access: 'write', create: true },
+    async (store) => (await store.reader.latestDate()) === undefined,
+  );
+  if (!empty) return false;
+  const until = lastCompletedTradingDay(io.now());
+  io.stderr.write(
+    `seeding ${describeLocation(options.db)} with ${options.days} trading days up to ${until} (seed ${options.seed})\n`,
+  );
+  await seedStore(io, { db: options.db, days: options.days, until, seed: options.seed });
+  return true;
+}
+
+/**
+ * Replays the simulator over the stored days to restore its state (curves, open interest) and
+ * completes the latest stored day if an earlier run stopped inside it: the simulator is then
+ * ready to produce the next trading day. The demo and `gridquote cluster` continue from there.
+ */
+export async function completeLatestDay(
+  store: MarketStore,
+  options: { readonly db: string; readonly seed: number },
+): Promise<{ simulator: Simulator; first: string; latest: string }> {
+  const dates = await store.reader.dates();
+  const first = dates[0];
+  const latest = dates.at(-1);
+  if (first === undefined || latest === undefined)
+    throw new CliError(`${describeLocation(options.db)} holds no market data to continue from`);
+  const simulator = createSimulator({ seed: options.seed });
+  for (const date of dates.slice(0, -1)) simulator.simulateDay(date);
+  try {
+    await ingestEvents(store.writer, simulator.simulateDay(latest));
+  } catch (error) {
+    throw new CliError(
+      `${describeLocation(options.db)} was not made by the demo with seed ${options.seed} (${String(error instanceof Error ? error.message : error)}); ` +
+        'pass the seed it was made with, or use a new --db',
+    );
+  }
+  return { simulator, first, latest };
+}
+
 export function demoBanner(demo: RunningDemo): string {
   const base = demo.server.url;
-  const date = demo.historyDate;
-  const auth = (key: string) => `-H "Authorization: Bearer ${key}"`;
-  const h = auth(demo.keys.historical);
-  const e = auth(demo.keys.endOfDay);
   return [
     '',
     `gridquote demo serving ${base}`,
+    ...keyLines(demo.keys, '`npm start -- --new-keys`'),
+    ...exampleRequests(base, demo.keys, demo.historyDate),
+    'The market is live: run the intraday or trades request again to see it move. Ctrl-C stops.',
     '',
-    `  historical key:  ${demo.keys.historical}`,
-    `  end_of_day key:  ${demo.keys.endOfDay}`,
-    `  ${KEYS_ORIGIN[demo.keys.origin]}; kept in ${demo.keys.file} (yours alone, mode 600)`,
-    '  for the next start; `npm start -- --new-keys` revokes them and issues new ones.',
+  ].join('\n');
+}
+
+/** The banner's keys: both of them, where they are kept and how to replace them. */
+export function keyLines(keys: DemoKeys, newKeysCommand: string): string[] {
+  return [
     '',
+    `  historical key:  ${keys.historical}`,
+    `  end_of_day key:  ${keys.endOfDay}`,
+    `  ${KEYS_ORIGIN[keys.origin]}; kept in ${keys.file} (yours alone, mode 600)`,
+    `  for the next start; ${newKeysCommand} revokes them and issues new ones.`,
+    '',
+  ];
+}
+
+/** The banner's example requests against `base`, one per kind of operation; `date` has history. */
+export function exampleRequests(base: string, keys: DemoKeys, date: string): string[] {
+  const auth = (key: string) => `-H "Authorization: Bearer ${key}"`;
+  const h = auth(keys.historical);
+  const e = auth(keys.endOfDay);
+  return [
     'Try:',
     `  curl ${h} "${base}/api/intraday?futures=au_electricity"`,
     `  curl ${h} "${base}/api/trades?market=au_electricity"`,
@@ -171,9 +208,7 @@ export function demoBanner(demo: RunningDemo): string {
     '',
     `Reference page (paste a key under Authorize, then Execute): ${base}/docs`,
     '',
-    'The market is live: run the intraday or trades request again to see it move. Ctrl-C stops.',
-    '',
-  ].join('\n');
+  ];
 }
 
 const KEYS_ORIGIN: Readonly<Record<DemoKeys['origin'], string>> = {

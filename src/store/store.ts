@@ -359,6 +359,12 @@ export interface AppendNotice {
   readonly dates: readonly string[];
   /** The new revision of each of those dates (MarketReader.dayRevisions). */
   readonly revisions: ReadonlyMap<string, number>;
+  /**
+   * Another process's commit announced by a notice (PostgreSQL NOTIFY): when the oldest notice
+   * this one answers was sent, on the writer's wall clock (ms). Absent for own commits and
+   * SQLite's polling.
+   */
+  readonly notifiedAtMs?: number;
 }
 
 /** An opened store: one value holding every interface of one adapter. */
