@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { benchHttp, HTTP_FLAGS, httpOptions } from './http-bench.js';
 import { httpSection } from './http-report.js';
 import { benchIngest, type IngestBenchResult } from './ingest-bench.js';
+import { benchLivePollers, livePollersSection } from './live-bench.js';
 import { formatCount, formatMiB, perSecond } from './measure.js';
 import { benchPostgres, type PostgresBenchResult } from './postgres-bench.js';
 import { benchSeed, type SeedBenchResult } from './seed-bench.js';
@@ -21,6 +22,16 @@ const UNTIL = '20250221';
 const SEED = 1;
 const TARGET_EVENTS_PER_SECOND = 100_000;
 
+/** The live flags, for --help (the cases are separate from the HTTP benchmark's). */
+const LIVE_FLAGS = [
+  ['--live-only', 'only the many-pollers case (wrk + commit-to-answer probe on the live demo)'],
+  ['--no-live', 'skip the many-pollers case'],
+  ['--live-connections N', 'kept-alive wrk connections of the many-pollers case (default 2000)'],
+  ['--live-duration S', 'seconds of its load run (default 10)'],
+  ['--live-speed N', 'replay speed of its live exchange (default 600)'],
+  ['--live-tick MS', 'how often its live exchange commits a batch (default 50)'],
+] as const;
+
 const USAGE = [
   'Usage: npm run bench -- [flags]   (or: node --expose-gc .bench-build/bench/run.js [flags], after npm run bench has built it)',
   '',
@@ -36,6 +47,7 @@ const USAGE = [
   '  --pg-days N          trading days of the PostgreSQL benchmark (default 10)',
   '  --pg-only            only the PostgreSQL benchmark (with --pg)',
   ...HTTP_FLAGS.map(([name, text]) => `  ${name.padEnd(20)} ${text}`),
+  ...LIVE_FLAGS.map(([name, text]) => `  ${name.padEnd(20)} ${text}`),
   '',
 ].join('\n');
 
@@ -56,6 +68,12 @@ async function main(): Promise<void> {
     await postgres(process.argv[pgIndex + 1] ?? '');
     if (process.argv.includes('--pg-only')) return;
   }
+  const liveOnly = process.argv.includes('--live-only');
+  const streamOnly = process.argv.includes('--stream-only');
+  if (liveOnly || streamOnly) {
+    if (liveOnly) await livePollers();
+    return;
+  }
   if (!process.argv.includes('--http-only')) await ingestAndSeed();
   if (!process.argv.includes('--no-http')) {
     // Its own cache directory: the seeded history is kept between runs (SCRATCH is not).
@@ -65,6 +83,25 @@ async function main(): Promise<void> {
     writeSection('http', section);
     process.stderr.write(`bench: wrote ${DOC}\n`);
   }
+  if (!process.argv.includes('--no-live')) await livePollers();
+}
+
+async function livePollers(): Promise<void> {
+  const directory = join(ROOT, '.bench-tmp', 'live');
+  mkdirSync(directory, { recursive: true });
+  const result = await benchLivePollers({
+    directory,
+    until: UNTIL,
+    seed: SEED,
+    connections: flag('--live-connections', 2_000),
+    seconds: flag('--live-duration', 10),
+    speed: flag('--live-speed', 600),
+    tickMs: flag('--live-tick', 50),
+  });
+  const section = livePollersSection(result);
+  process.stderr.write(`${section}\n`);
+  writeSection('live', section);
+  process.stderr.write(`bench: wrote ${DOC}\n`);
 }
 
 async function ingestAndSeed(): Promise<void> {

@@ -41,8 +41,10 @@ export interface DemoOptions {
    * compare the two).
    */
   readonly ingest?: 'thread' | 'in-process';
+  /** How often the live exchange releases the events its clock has passed, ms (live-exchange.ts's default when omitted). */
+  readonly tickMs?: number;
   /** Called after each live batch commits (the benchmark's commit-to-answer probe). */
-  readonly onCommit?: (batch: StoredBatch) => void;
+  readonly onCommit?: (batch: StoredBatch, events: readonly FeedEvent[]) => void;
 }
 
 export interface RunningDemo {
@@ -133,7 +135,7 @@ function storeBatch(
       const result = await ingestEvents(store.writer, events);
       batch = { result, committedAtNs: process.hrtime.bigint(), version: await store.reader.version() };
     }
-    options.onCommit?.(batch);
+    options.onCommit?.(batch, events);
     return batch;
   };
 }
@@ -168,6 +170,7 @@ async function startLive(
     simulateDay: (date) => simulator.simulateDay(date),
     ingest,
     clock,
+    ...(options.tickMs === undefined ? {} : { tickMs: options.tickMs }),
     onDayStart: (date, mode) =>
       io.stderr.write(
         mode === 'real-time'
