@@ -31,7 +31,12 @@ export interface LiveBenchOptions {
   readonly speed: number;
   /** How often the live exchange commits a batch, ms. */
   readonly tickMs: number;
+  /** Each poller asks on average this often, ms (the paced runs). */
+  readonly pollMs: number;
 }
+
+/** Paced pollers (what desk applications do), or every connection asking again at once (saturation). */
+export type LoadMode = 'paced' | 'closed';
 
 export interface ProbeResult {
   readonly path: string;
@@ -47,6 +52,7 @@ export interface ProbeResult {
 
 export interface LiveVariant {
   readonly label: string;
+  readonly mode: LoadMode;
   readonly load: LoadRun;
   /** Server CPU (every thread, the ingest thread included) per answer, µs. */
   readonly cpuUs: number;
@@ -60,7 +66,8 @@ export interface LiveBenchResult {
   readonly machine: string;
   readonly options: LiveBenchOptions;
   readonly loadAverages: readonly number[];
-  readonly baseline: { readonly load: LoadRun; readonly cpuUs: number; readonly bytes: number };
+  readonly baselines: readonly { readonly mode: LoadMode; readonly load: LoadRun; readonly cpuUs: number }[];
+  readonly baselineBytes: number;
   readonly variants: readonly LiveVariant[];
 }
 
@@ -75,27 +82,37 @@ export async function benchLivePollers(options: LiveBenchOptions): Promise<LiveB
   const loadAverages = [loadavg()[0] ?? 0];
   const machine = `${cpus()[0]?.model ?? 'unknown CPU'} x ${cpus().length}, Node ${process.version}`;
   const variants: LiveVariant[] = [];
-  let baseline: LiveBenchResult['baseline'] | undefined;
+  let baselines: LiveBenchResult['baselines'] | undefined;
+  let baselineBytes = 0;
   for (const ingest of ['thread', 'in-process'] as const) {
     const server = await startLiveServer(options, ingest);
     try {
-      baseline ??= await runBaseline(options, server.child);
+      if (baselines === undefined) {
+        const measured = await runBaselines(options, server.child);
+        baselines = measured.runs;
+        baselineBytes = measured.bytes;
+      }
       loadAverages.push(loadavg()[0] ?? 0);
-      variants.push(
-        await runVariant(
-          options,
-          server,
-          ingest === 'thread' ? 'ingest thread (default)' : 'ingest on the serving thread',
-        ),
-      );
+      const label = ingest === 'thread' ? 'ingest thread (default)' : 'ingest on the serving thread';
+      variants.push(await runVariant(options, server, label, 'paced'));
+      // Saturation once, on the default composition: the most it serves.
+      if (ingest === 'thread') variants.push(await runVariant(options, server, label, 'closed'));
     } finally {
       await server.child.stop();
       removeDatabase(server.db);
     }
   }
   loadAverages.push(loadavg()[0] ?? 0);
-  if (baseline === undefined) throw new Error('no baseline run');
-  return { machine, options, loadAverages, baseline, variants };
+  if (baselines === undefined) throw new Error('no baseline run');
+  return { machine, options, loadAverages, baselines, baselineBytes, variants };
+}
+
+function settingsOf(options: LiveBenchOptions, mode: LoadMode) {
+  return {
+    connections: options.connections,
+    seconds: options.seconds,
+    ...(mode === 'paced' ? { pollMs: options.pollMs } : {}),
+  };
 }
 
 interface LiveServer {
@@ -140,8 +157,11 @@ function isCommit(message: unknown): message is CommitMessage {
   return typeof message === 'object' && message !== null && 'type' in message && message.type === 'commit';
 }
 
-/** node:http sending one intraday snapshot's exact bytes, at the same connections: what the generator and the machine allow. */
-async function runBaseline(options: LiveBenchOptions, server: Child): Promise<LiveBenchResult['baseline']> {
+/** node:http sending one intraday snapshot's exact bytes to the same loads: what the generator and the machine allow. */
+async function runBaselines(
+  options: LiveBenchOptions,
+  server: Child,
+): Promise<{ runs: LiveBenchResult['baselines']; bytes: number }> {
   const headers = { authorization: `Bearer ${server.ready.key ?? ''}`, accept: 'application/json' };
   const reference = await fetchOnce(`${server.ready.url}${PATHS[0]}`, headers);
   const configPath = join(options.directory, 'live-baseline.json');
@@ -151,15 +171,19 @@ async function runBaseline(options: LiveBenchOptions, server: Child): Promise<Li
   );
   const baseline = await startChild('./http-baseline-child.js', [configPath], { stdout: 'ignore' });
   try {
-    progress(
-      `baseline: node:http sending ${reference.body.length} bytes, ${options.connections} connections`,
-    );
-    const target: LoadTarget = { url: baseline.ready.url, paths: PATHS, headers };
-    const before = processTreeCpuMicros(baseline.pid);
-    const load = await runWrk(target, { connections: options.connections, seconds: options.seconds });
-    const cpuUs = (processTreeCpuMicros(baseline.pid) - before) / Math.max(1, load.requests);
-    report('node:http', load, cpuUs);
-    return { load, cpuUs, bytes: reference.body.length };
+    const runs = [];
+    for (const mode of ['paced', 'closed'] as const) {
+      progress(
+        `baseline: node:http sending ${reference.body.length} bytes, ${options.connections} connections, ${mode}`,
+      );
+      const target: LoadTarget = { url: baseline.ready.url, paths: PATHS, headers };
+      const before = processTreeCpuMicros(baseline.pid);
+      const load = await runWrk(target, settingsOf(options, mode));
+      const cpuUs = (processTreeCpuMicros(baseline.pid) - before) / Math.max(1, load.requests);
+      report(`node:http, ${mode}`, load, cpuUs);
+      runs.push({ mode, load, cpuUs });
+    }
+    return { runs, bytes: reference.body.length };
   } finally {
     await baseline.stop();
     rmSync(configPath, { force: true });
@@ -170,6 +194,7 @@ async function runVariant(
   options: LiveBenchOptions,
   server: LiveServer,
   label: string,
+  mode: LoadMode,
 ): Promise<LiveVariant> {
   const { child } = server;
   const target: LoadTarget = { url: child.ready.url, paths: PATHS, headers: server.headers };
@@ -178,7 +203,7 @@ async function runVariant(
   const probes = PATHS.map((path) => startProbe(`${child.ready.url}${path}`, server.headers));
   const firstCommit = server.commits.length;
   const before = processTreeCpuMicros(child.pid);
-  const load = await runWrk(target, { connections: options.connections, seconds: options.seconds });
+  const load = await runWrk(target, settingsOf(options, mode));
   const cpuUs = (processTreeCpuMicros(child.pid) - before) / Math.max(1, load.requests);
   const endNs = nowNs();
   const seen = await Promise.all(probes.map((probe) => probe.stop()));
@@ -188,7 +213,7 @@ async function runVariant(
     return nsToMs(at - startNs) >= SETTLE_MS && at < endNs;
   });
   const results = seen.map((receipts, index) => probeResult(PATHS[index] ?? '', receipts, window));
-  report(label, load, cpuUs);
+  report(`${label}, ${mode}`, load, cpuUs);
   for (const probe of results) {
     progress(
       `  commit to answer, ${probe.path}: p50 ${probe.p50Ms.toFixed(2)} ms, p99 ${probe.p99Ms.toFixed(2)} ms, max ${probe.maxMs.toFixed(2)} ms over ${probe.commits} commits (${probe.unseen} not seen), ${probe.answers} probe answers`,
@@ -196,6 +221,7 @@ async function runVariant(
   }
   return {
     label,
+    mode,
     load,
     cpuUs,
     probes: results,
@@ -295,44 +321,48 @@ function progress(line: string): void {
 
 export function livePollersSection(result: LiveBenchResult): string {
   const { options } = result;
-  const row = (label: string, load: LoadRun, cpuUs: number) =>
-    `| ${label} | ${formatCount(Math.round(load.requestsPerSecond))} | ${load.p50Ms.toFixed(1)} | ${load.p99Ms.toFixed(1)} | ${load.errors} | ${Math.round(cpuUs)} |`;
+  const modeText = (mode: LoadMode) =>
+    mode === 'paced' ? `paced, each every ${options.pollMs} ms on average` : 'closed loop (saturation)';
+  const row = (label: string, mode: LoadMode, load: LoadRun, cpuUs: number) =>
+    `| ${label} | ${modeText(mode)} | ${formatCount(Math.round(load.requestsPerSecond))} | ${load.p50Ms.toFixed(1)} | ${load.p99Ms.toFixed(1)} | ${load.errors} | ${Math.round(cpuUs)} |`;
   const lines = [
     '## Live pollers',
     '',
-    `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${result.machine}; load average (1 min) ${result.loadAverages.map((value) => value.toFixed(1)).join(' → ')} over the run. The machine is shared with other jobs: figures move by tens of percent between runs.`,
+    `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${result.machine}; load average (1 min) ${result.loadAverages.map((value) => value.toFixed(1)).join(' → ')} over the run. The machine (2 cores) is shared with other jobs: figures move by tens of percent between runs, and wrk and the probes share the cores with the server.`,
     '',
-    `${formatCount(options.connections)} kept-alive connections (wrk, one thread, its own process) poll \`${PATHS.join('` and `')}\` in turn for ${options.seconds} s while the demo's exchange replays a day at ${options.speed}x and commits a batch every ${options.tickMs} ms; a key without refusals (rate-limited far above the load). Each server is a fresh \`startDemo\` on a ${HISTORY_DAYS}-day history. The baseline is bare node:http sending the intraday snapshot's bytes to the same load (the generator's own ceiling).`,
+    `${formatCount(options.connections)} kept-alive connections (wrk, one thread, its own process) poll \`${PATHS.join('` and `')}\` in turn for ${options.seconds} s while the demo's exchange replays a day at ${options.speed}x and commits a batch every ${options.tickMs} ms; a rate-limited key far above the load. Each server is a fresh \`startDemo\` on a ${HISTORY_DAYS}-day history. Paced: each connection waits a random 0-${2 * options.pollMs} ms before each request (pollers, as desk applications poll). Closed loop: each asks again the moment its answer is in, which measures queueing (mean latency = connections / throughput, whatever the server). The baseline is bare node:http sending the intraday snapshot's ${formatCount(result.baselineBytes)} bytes to the same loads (the generator's and the machine's own ceiling).`,
     '',
-    '| server | req/s | p50 ms | p99 ms | errors | server CPU µs/answer |',
-    '|---|---:|---:|---:|---:|---:|',
-    row('node:http, fixed bytes (baseline)', result.baseline.load, result.baseline.cpuUs),
-    ...result.variants.map((variant) => row(`gridquote, ${variant.label}`, variant.load, variant.cpuUs)),
+    '| server | load | req/s | p50 ms | p99 ms | errors | server CPU µs/answer |',
+    '|---|---|---:|---:|---:|---:|---:|',
+    ...result.baselines.map((run) => row('node:http, fixed bytes (baseline)', run.mode, run.load, run.cpuUs)),
+    ...result.variants.map((variant) =>
+      row(`gridquote, ${variant.label}`, variant.mode, variant.load, variant.cpuUs),
+    ),
     '',
-    "Commit to first answer: two probe connections (the bench process) poll the same two answers back to back; the server reports each batch's commit instant on the machine's monotonic clock (process.hrtime), and an answer shows a commit once its ETag's version reaches the commit's. The probe waits in the same queue as the 2,000 pollers, so this is what a poller sees.",
+    "Commit to first answer: two probe connections (the bench process) poll the same two answers back to back; the server reports each batch's commit instant on the machine's monotonic clock (process.hrtime), and an answer shows a commit once its ETag's version (the store version it was computed at) reaches the commit's. The probes wait in the same queue as the pollers, so this is what a poller sees; their own round trip is part of it. Server CPU counts every thread of the server process, the ingest thread included.",
     '',
-    '| server | answer | commits | p50 ms | p99 ms | max ms | not seen | events committed |',
-    '|---|---|---:|---:|---:|---:|---:|---:|',
+    '| server | load | answer | commits | p50 ms | p99 ms | max ms | not seen | events committed |',
+    '|---|---|---|---:|---:|---:|---:|---:|---:|',
     ...result.variants.flatMap((variant) =>
       variant.probes.map(
         (probe) =>
-          `| ${variant.label} | \`${probe.path}\` | ${probe.commits} | ${probe.p50Ms.toFixed(1)} | ${probe.p99Ms.toFixed(1)} | ${probe.maxMs.toFixed(1)} | ${probe.unseen} | ${formatCount(variant.events)} in ${variant.batches} batches |`,
+          `| ${variant.label} | ${modeText(variant.mode)} | \`${probe.path}\` | ${probe.commits} | ${probe.p50Ms.toFixed(1)} | ${probe.p99Ms.toFixed(1)} | ${probe.maxMs.toFixed(1)} | ${probe.unseen} | ${formatCount(variant.events)} in ${variant.batches} batches |`,
       ),
     ),
     '',
-    `Targets: no errors, p99 under 20 ms, commit-to-answer p99 under 10 ms (${verdicts(result)}).`,
+    `Targets (paced, default composition): no errors, p99 under 20 ms, commit-to-answer p99 under 10 ms: ${verdicts(result)}.`,
     '',
-    `Reproduce: \`npm run bench -- --live-only\` (\`--live-connections N\`, \`--live-duration S\`, \`--live-speed N\`, \`--live-tick MS\`).`,
+    'Reproduce: `npm run bench -- --live-only` (`--live-connections N`, `--live-duration S`, `--live-poll MS`, `--live-speed N`, `--live-tick MS`).',
   ];
   return lines.join('\n');
 }
 
 function verdicts(result: LiveBenchResult): string {
-  const best = result.variants[0];
+  const best = result.variants.find((variant) => variant.mode === 'paced');
   if (best === undefined) return 'no run';
   const worstProbe = Math.max(...best.probes.map((probe) => probe.p99Ms));
   return [
-    `${best.label}: errors ${best.load.errors === 0 ? 'none (met)' : `${best.load.errors} (NOT met)`}`,
+    `errors ${best.load.errors === 0 ? 'none (met)' : `${best.load.errors} (NOT met)`}`,
     `p99 ${best.load.p99Ms.toFixed(1)} ms (${best.load.p99Ms < 20 ? 'met' : 'NOT met'})`,
     `commit-to-answer p99 ${worstProbe.toFixed(1)} ms (${worstProbe < 10 ? 'met' : 'NOT met'})`,
   ].join('; ');

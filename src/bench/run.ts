@@ -28,6 +28,7 @@ const LIVE_FLAGS = [
   ['--no-live', 'skip the many-pollers case'],
   ['--live-connections N', 'kept-alive wrk connections of the many-pollers case (default 2000)'],
   ['--live-duration S', 'seconds of its load run (default 10)'],
+  ['--live-poll MS', 'each paced poller asks every MS on average (default 500)'],
   ['--live-speed N', 'replay speed of its live exchange (default 600)'],
   ['--live-tick MS', 'how often its live exchange commits a batch (default 50)'],
 ] as const;
@@ -97,6 +98,7 @@ async function livePollers(): Promise<void> {
     seconds: flag('--live-duration', 10),
     speed: flag('--live-speed', 600),
     tickMs: flag('--live-tick', 50),
+    pollMs: flag('--live-poll', 500),
   });
   const section = livePollersSection(result);
   process.stderr.write(`${section}\n`);
