@@ -32,6 +32,8 @@ export type ServerChildConfig =
       readonly tickMs?: number;
       /** Send a CommitMessage to the parent after each live batch commits. */
       readonly reportCommits?: boolean;
+      /** Streams one key may hold open (the stream benchmark opens a thousand with its one key). */
+      readonly streamsPerKey?: number;
     };
 
 /** A live server child's batch committed: its version and when, on process.hrtime's clock (ns, decimal). */

@@ -76,6 +76,7 @@ async function start(): Promise<Started> {
           speed: config.speed,
           ...(config.ingest === undefined ? {} : { ingest: config.ingest }),
           ...(config.tickMs === undefined ? {} : { tickMs: config.tickMs }),
+          ...(config.streamsPerKey === undefined ? {} : { streams: { perKey: config.streamsPerKey } }),
           ...(config.reportCommits === true
             ? {
                 onCommit: (batch: StoredBatch, events: readonly FeedEvent[]) =>
