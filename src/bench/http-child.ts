@@ -41,6 +41,8 @@ export interface CommitMessage {
   readonly type: 'commit';
   readonly version: number;
   readonly atNs: string;
+  /** When the serving thread learnt of the commit (its store notified), on the same clock. */
+  readonly noticedNs: string;
   /** The batch's last event (date, seq): the stream's event id of the last event it committed. */
   readonly lastDate: string;
   readonly lastSeq: number;

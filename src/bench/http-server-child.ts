@@ -84,6 +84,7 @@ async function start(): Promise<Started> {
                     type: 'commit',
                     version: batch.version,
                     atNs: String(batch.committedAtNs),
+                    noticedNs: String(process.hrtime.bigint()),
                     lastDate: events.at(-1)?.date ?? '',
                     lastSeq: events.at(-1)?.seq ?? 0,
                   } satisfies CommitMessage),

@@ -58,3 +58,12 @@ export function nowNs(): bigint {
 export function nsToMs(ns: bigint): number {
   return Number(ns) / 1e6;
 }
+
+/** Commit to the serving thread's notice of it, over the given commits: where the ingest thread's message waits. */
+export function noticeLatency(
+  commits: readonly { readonly atNs: string; readonly noticedNs: string }[],
+): LatencyHistogram {
+  const histogram = new LatencyHistogram();
+  for (const commit of commits) histogram.add(nsToMs(BigInt(commit.noticedNs) - BigInt(commit.atNs)));
+  return histogram;
+}

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { baselineConfig } from './http-bench.js';
 import { type Child, type CommitMessage, type ServerChildConfig, startChild } from './http-child.js';
 import { fetchOnce } from './http-load.js';
-import { LatencyHistogram, nowNs, nsToMs } from './latency-histogram.js';
+import { LatencyHistogram, noticeLatency, nowNs, nsToMs } from './latency-histogram.js';
 import { formatCount, removeDatabase } from './measure.js';
 import { processTreeCpuMicros } from './process-cpu.js';
 import { ensureWrk, type LoadRun, type LoadTarget, runWrk } from './wrk.js';
@@ -60,6 +60,9 @@ export interface LiveVariant {
   /** Events and batches committed during the run. */
   readonly events: number;
   readonly batches: number;
+  /** Commit to the serving thread's notice, p50 and p99: ms. */
+  readonly noticeP50Ms: number;
+  readonly noticeP99Ms: number;
 }
 
 export interface LiveBenchResult {
@@ -219,7 +222,13 @@ async function runVariant(
       `  commit to answer, ${probe.path}: p50 ${probe.p50Ms.toFixed(2)} ms, p99 ${probe.p99Ms.toFixed(2)} ms, max ${probe.maxMs.toFixed(2)} ms over ${probe.commits} commits (${probe.unseen} not seen), ${probe.answers} probe answers`,
     );
   }
+  const notices = noticeLatency(window);
+  progress(
+    `  commit to server notice: p50 ${notices.percentile(50).toFixed(2)} ms, p99 ${notices.percentile(99).toFixed(2)} ms`,
+  );
   return {
+    noticeP50Ms: notices.percentile(50),
+    noticeP99Ms: notices.percentile(99),
     label,
     mode,
     load,
@@ -341,12 +350,12 @@ export function livePollersSection(result: LiveBenchResult): string {
     '',
     "Commit to first answer: two probe connections (the bench process) poll the same two answers back to back; the server reports each batch's commit instant on the machine's monotonic clock (process.hrtime), and an answer shows a commit once its ETag's version (the store version it was computed at) reaches the commit's. The probes wait in the same queue as the pollers, so this is what a poller sees; their own round trip is part of it. Server CPU counts every thread of the server process, the ingest thread included.",
     '',
-    '| server | load | answer | commits | p50 ms | p99 ms | max ms | not seen | events committed |',
-    '|---|---|---|---:|---:|---:|---:|---:|---:|',
+    '| server | load | answer | commits | p50 ms | p99 ms | max ms | not seen | of which commit to server notice, p50 / p99 ms | events committed |',
+    '|---|---|---|---:|---:|---:|---:|---:|---:|---:|',
     ...result.variants.flatMap((variant) =>
       variant.probes.map(
         (probe) =>
-          `| ${variant.label} | ${modeText(variant.mode)} | \`${probe.path}\` | ${probe.commits} | ${probe.p50Ms.toFixed(1)} | ${probe.p99Ms.toFixed(1)} | ${probe.maxMs.toFixed(1)} | ${probe.unseen} | ${formatCount(variant.events)} in ${variant.batches} batches |`,
+          `| ${variant.label} | ${modeText(variant.mode)} | \`${probe.path}\` | ${probe.commits} | ${probe.p50Ms.toFixed(1)} | ${probe.p99Ms.toFixed(1)} | ${probe.maxMs.toFixed(1)} | ${probe.unseen} | ${variant.noticeP50Ms.toFixed(1)} / ${variant.noticeP99Ms.toFixed(1)} | ${formatCount(variant.events)} in ${variant.batches} batches |`,
       ),
     ),
     '',
