@@ -79,6 +79,7 @@ const HISTORY_DAYS = 10;
 const PATHS = [`/api/intraday?futures=${MARKET}`, `/api/trades?market=${MARKET}`];
 /** Connections first open and the server warms up: commits before this are not counted. */
 const SETTLE_MS = 1_500;
+const WARMUP_SECONDS = 3;
 
 export async function benchLivePollers(options: LiveBenchOptions): Promise<LiveBenchResult> {
   ensureWrk(progress);
@@ -97,6 +98,12 @@ export async function benchLivePollers(options: LiveBenchOptions): Promise<LiveB
       }
       loadAverages.push(loadavg()[0] ?? 0);
       const label = ingest === 'thread' ? 'ingest thread (default)' : 'ingest on the serving thread';
+      // Unmeasured: the first load on a fresh server (JIT, 2,000 first connections) would fall on one variant only.
+      progress(`warm-up, ${WARMUP_SECONDS} s paced`);
+      await runWrk(
+        { url: server.child.ready.url, paths: PATHS, headers: server.headers },
+        { ...settingsOf(options, 'paced'), seconds: WARMUP_SECONDS },
+      );
       variants.push(await runVariant(options, server, label, 'paced'));
       // Saturation once, on the default composition: the most it serves.
       if (ingest === 'thread') variants.push(await runVariant(options, server, label, 'closed'));
@@ -339,7 +346,7 @@ export function livePollersSection(result: LiveBenchResult): string {
     '',
     `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${result.machine}; load average (1 min) ${result.loadAverages.map((value) => value.toFixed(1)).join(' → ')} over the run. The machine (2 cores) is shared with other jobs: figures move by tens of percent between runs, and wrk and the probes share the cores with the server.`,
     '',
-    `${formatCount(options.connections)} kept-alive connections (wrk, one thread, its own process) poll \`${PATHS.join('` and `')}\` in turn for ${options.seconds} s while the demo's exchange replays a day at ${options.speed}x and commits a batch every ${options.tickMs} ms; a rate-limited key far above the load. Each server is a fresh \`startDemo\` on a ${HISTORY_DAYS}-day history. Paced: each connection waits a random 0-${2 * options.pollMs} ms before each request (pollers, as desk applications poll). Closed loop: each asks again the moment its answer is in, which measures queueing (mean latency = connections / throughput, whatever the server). The baseline is bare node:http sending the intraday snapshot's ${formatCount(result.baselineBytes)} bytes to the same loads (the generator's and the machine's own ceiling).`,
+    `${formatCount(options.connections)} kept-alive connections (wrk, one thread, its own process) poll \`${PATHS.join('` and `')}\` in turn for ${options.seconds} s while the demo's exchange replays a day at ${options.speed}x and commits a batch every ${options.tickMs} ms; a rate-limited key far above the load. Each server is a fresh \`startDemo\` on a ${HISTORY_DAYS}-day history, warmed by ${WARMUP_SECONDS} s of paced load first. Paced: each connection waits a random 0-${2 * options.pollMs} ms before each request (pollers, as desk applications poll). Closed loop: each asks again the moment its answer is in, which measures queueing (mean latency = connections / throughput, whatever the server). The baseline is bare node:http sending the intraday snapshot's ${formatCount(result.baselineBytes)} bytes to the same loads (the generator's and the machine's own ceiling).`,
     '',
     '| server | load | req/s | p50 ms | p99 ms | errors | server CPU µs/answer |',
     '|---|---|---:|---:|---:|---:|---:|',
