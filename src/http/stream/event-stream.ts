@@ -5,7 +5,6 @@ import { comparePositions, type StreamPosition } from './event-id.js';
 import { sseComment, sseEvent, sseRetry } from './sse.js';
 import type { Batch, LiveSubscriber, StreamHub } from './stream-hub.js';
 import { isSelected, type MarketSelection, PublicationTracker, type StreamItem } from './stream-items.js';
-import type { StreamSource } from './stream-source.js';
 
 export interface StreamSettings {
   /** Bytes a client may leave unread before its stream is closed (slow-consumer). */
@@ -55,7 +54,6 @@ export class EventStream implements LiveSubscriber {
 
   constructor(
     private readonly response: ServerResponse,
-    private readonly source: StreamSource,
     private readonly hub: StreamHub,
     private readonly content: StreamContent,
     start: StreamStart,
