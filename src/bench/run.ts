@@ -7,9 +7,11 @@ import { benchCluster, type ClusterBenchResult } from './cluster-bench.js';
 import { benchHttp, HTTP_FLAGS, httpOptions } from './http-bench.js';
 import { httpSection } from './http-report.js';
 import { benchIngest, type IngestBenchResult } from './ingest-bench.js';
+import { benchLivePollers, livePollersSection } from './live-bench.js';
 import { formatCount, formatMiB, perSecond } from './measure.js';
 import { benchPostgres, type PostgresBenchResult } from './postgres-bench.js';
 import { benchSeed, type SeedBenchResult } from './seed-bench.js';
+import { benchStreams, streamSection } from './stream-bench.js';
 
 /**
  * `npm run bench`: runs the benchmarks in sequence and rewrites their sections of
@@ -22,6 +24,23 @@ const SCRATCH = join(ROOT, '.bench-tmp', 'run');
 const UNTIL = '20250221';
 const SEED = 1;
 const TARGET_EVENTS_PER_SECOND = 100_000;
+
+/** The live flags, for --help (the cases are separate from the HTTP benchmark's). */
+const LIVE_FLAGS = [
+  ['--live-only', 'only the many-pollers case (wrk + commit-to-answer probe on the live demo)'],
+  ['--no-live', 'skip the many-pollers case'],
+  ['--live-connections N', 'kept-alive wrk connections of the many-pollers case (default 2000)'],
+  ['--live-duration S', 'seconds of its load run (default 10)'],
+  ['--live-poll MS', 'each paced poller asks every MS on average (default 500)'],
+  ['--live-speed N', 'replay speed of the live exchange (default 120: a day lasts about 3 minutes)'],
+  ['--live-tick MS', 'how often its live exchange commits a batch (default 50)'],
+  ['--stream-only', 'only the stream latency case (SSE subscribers in client processes on the live demo)'],
+  ['--no-stream', 'skip the stream latency case'],
+  ['--stream-counts N,M', 'subscriber counts to measure, the first the reference (default 100,1000)'],
+  ['--stream-duration S', 'seconds measured per count (default 10)'],
+  ['--stream-clients N', 'client processes opening the streams (default 4)'],
+  ['--stream-catchup N', 'events of the live day stored before the streams connect (default 1500)'],
+] as const;
 
 const USAGE = [
   'Usage: npm run bench -- [flags]   (or: node --expose-gc .bench-build/bench/run.js [flags], after npm run bench has built it)',
@@ -43,6 +62,7 @@ const USAGE = [
   `  --cluster-redis URL  its Redis (default ${DEFAULT_CLUSTER.redis})`,
   '  --cluster-only       only the distributed topology benchmark',
   ...HTTP_FLAGS.map(([name, text]) => `  ${name.padEnd(20)} ${text}`),
+  ...LIVE_FLAGS.map(([name, text]) => `  ${name.padEnd(20)} ${text}`),
   '',
 ].join('\n');
 
@@ -67,6 +87,13 @@ async function main(): Promise<void> {
     await postgres(process.argv[pgIndex + 1] ?? '');
     if (process.argv.includes('--pg-only')) return;
   }
+  const liveOnly = process.argv.includes('--live-only');
+  const streamOnly = process.argv.includes('--stream-only');
+  if (liveOnly || streamOnly) {
+    if (liveOnly) await livePollers();
+    if (streamOnly) await streamLatency();
+    return;
+  }
   if (!process.argv.includes('--http-only')) await ingestAndSeed();
   if (!process.argv.includes('--no-http')) {
     // Its own cache directory: the seeded history is kept between runs (SCRATCH is not).
@@ -76,6 +103,54 @@ async function main(): Promise<void> {
     writeSection('http', section);
     process.stderr.write(`bench: wrote ${DOC}\n`);
   }
+  if (!process.argv.includes('--no-live')) await livePollers();
+  if (!process.argv.includes('--no-stream')) await streamLatency();
+}
+
+async function streamLatency(): Promise<void> {
+  const directory = join(ROOT, '.bench-tmp', 'stream');
+  mkdirSync(directory, { recursive: true });
+  const countsIndex = process.argv.indexOf('--stream-counts');
+  const streams = (countsIndex >= 0 ? (process.argv[countsIndex + 1] ?? '') : '100,1000')
+    .split(',')
+    .map(Number);
+  if (streams.some((count) => !Number.isInteger(count) || count < 1)) {
+    throw new Error('--stream-counts needs whole numbers >= 1, separated by commas');
+  }
+  const result = await benchStreams({
+    directory,
+    until: UNTIL,
+    seed: SEED,
+    streams,
+    seconds: flag('--stream-duration', 10),
+    clients: flag('--stream-clients', 4),
+    speed: flag('--live-speed', 120),
+    tickMs: flag('--live-tick', 50),
+    catchUpEvents: flag('--stream-catchup', 1_500),
+  });
+  const section = streamSection(result);
+  process.stderr.write(`${section}\n`);
+  writeSection('stream', section);
+  process.stderr.write(`bench: wrote ${DOC}\n`);
+}
+
+async function livePollers(): Promise<void> {
+  const directory = join(ROOT, '.bench-tmp', 'live');
+  mkdirSync(directory, { recursive: true });
+  const result = await benchLivePollers({
+    directory,
+    until: UNTIL,
+    seed: SEED,
+    connections: flag('--live-connections', 2_000),
+    seconds: flag('--live-duration', 10),
+    speed: flag('--live-speed', 120),
+    tickMs: flag('--live-tick', 50),
+    pollMs: flag('--live-poll', 500),
+  });
+  const section = livePollersSection(result);
+  process.stderr.write(`${section}\n`);
+  writeSection('live', section);
+  process.stderr.write(`bench: wrote ${DOC}\n`);
 }
 
 async function ingestAndSeed(): Promise<void> {

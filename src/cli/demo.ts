@@ -3,9 +3,11 @@ import { dirname } from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
 import { loadConfig, storeLocation } from '../config.js';
 import { lastCompletedTradingDay, nextTradingDay } from '../domain/calendar.js';
+import type { FeedEvent } from '../feed/events.js';
 import { createSimulator, type Simulator } from '../feed/simulator/simulator.js';
 import type { HttpLimits } from '../http/limits.js';
 import { ingestEvents } from '../ingest/ingest-events.js';
+import { type IngestThread, type StoredBatch, startIngestThread } from '../ingest/ingest-thread.js';
 import { type LiveExchange, startLiveExchange } from '../ingest/live-exchange.js';
 import { createSimulatedClock, type SimulatedClock } from '../ingest/simulated-clock.js';
 import { describeLocation, sqlitePath, storeKind } from '../store/open-store.js';
@@ -33,6 +35,16 @@ export interface DemoOptions {
   readonly corsOrigins?: readonly string[];
   /** Event stream settings (config.ts); the app's defaults when omitted. */
   readonly streams?: ServerOptions['streams'];
+  /**
+   * Where the live exchange writes: on a thread of its own (the default: the serving thread's
+   * event loop never waits for a write or a WAL checkpoint) or on the serving thread (benchmarks
+   * compare the two).
+   */
+  readonly ingest?: 'thread' | 'in-process';
+  /** How often the live exchange releases the events its clock has passed, ms (live-exchange.ts's default when omitted). */
+  readonly tickMs?: number;
+  /** Called after each live batch commits (the benchmark's commit-to-answer probe). */
+  readonly onCommit?: (batch: StoredBatch, events: readonly FeedEvent[]) => void;
 }
 
 export interface RunningDemo {
@@ -67,6 +79,7 @@ export async function startDemo(io: CliIo, options: DemoOptions): Promise<Runnin
     ...(options.corsOrigins === undefined ? {} : { corsOrigins: options.corsOrigins }),
     ...(options.streams ? { streams: options.streams } : {}),
   });
+  let thread: IngestThread | undefined;
   try {
     const keys = await demoKeys(server.store.keys, {
       db: options.db,
@@ -74,7 +87,9 @@ export async function startDemo(io: CliIo, options: DemoOptions): Promise<Runnin
       now: io.now(),
     });
     const historyDate = (await server.store.reader.latestDate()) ?? '';
-    const live = await startLive(io, server.store, clock, options);
+    thread = options.ingest === 'in-process' ? undefined : await startIngestThread(options.db, server.store);
+    const live = await startLive(io, server.store, clock, options, storeBatch(server.store, thread, options));
+    const writer = thread;
     return {
       server,
       live,
@@ -83,13 +98,34 @@ export async function startDemo(io: CliIo, options: DemoOptions): Promise<Runnin
       async stop(hurry) {
         // The feed first: nothing is written while the last answers go out and the store closes.
         live.stop();
+        await writer?.close();
         return server.close(hurry);
       },
     };
   } catch (error) {
+    await thread?.close();
     await server.close();
     throw error;
   }
+}
+
+/** How the live exchange stores a batch: through the ingest thread, or on this thread. */
+function storeBatch(
+  store: MarketStore,
+  thread: IngestThread | undefined,
+  options: DemoOptions,
+): (events: FeedEvent[]) => Promise<StoredBatch> {
+  return async (events) => {
+    let batch: StoredBatch;
+    if (thread !== undefined) {
+      batch = await thread.ingest(events);
+    } else {
+      const result = await ingestEvents(store.writer, events);
+      batch = { result, committedAtNs: process.hrtime.bigint(), version: await store.reader.version() };
+    }
+    options.onCommit?.(batch, events);
+    return batch;
+  };
 }
 
 /** Continues the stored history live from the next trading day (completeLatestDay). */
@@ -98,13 +134,15 @@ async function startLive(
   store: MarketStore,
   clock: SimulatedClock,
   options: DemoOptions,
+  ingest: (events: FeedEvent[]) => Promise<StoredBatch>,
 ): Promise<LiveExchange> {
   const { simulator, latest } = await completeLatestDay(store, options);
   return startLiveExchange({
     firstDate: nextTradingDay(latest),
     simulateDay: (date) => simulator.simulateDay(date),
-    ingest: (events) => ingestEvents(store.writer, events),
+    ingest,
     clock,
+    ...(options.tickMs === undefined ? {} : { tickMs: options.tickMs }),
     onDayStart: (date, mode) =>
       io.stderr.write(
         mode === 'real-time'

@@ -379,6 +379,12 @@ export interface MarketStore {
    * (SQLite: its data_version, checked every STORE_POLL_MS). Returns the unsubscribe function.
    */
   onAppend(listener: (notice: AppendNotice) => void): () => void;
+  /**
+   * A writer of another thread or process says it has committed: look for its commits now and
+   * notify the listeners, rather than at the next poll (SQLite). A no-op where commits of others
+   * already arrive at once (PostgreSQL's LISTEN).
+   */
+  lookForCommits(): void;
   close(): Promise<void>;
 }
 
