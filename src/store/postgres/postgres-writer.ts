@@ -14,7 +14,7 @@ import type {
   WriteBatch,
 } from '../store.js';
 import { checkOut } from './check-out.js';
-import { CopyRows } from './copy-rows.js';
+import { CopyRows, copyIn } from './copy-rows.js';
 import { Partitions } from './postgres-partitions.js';
 import {
   CONTRACTS,
@@ -49,9 +49,10 @@ export function createPostgresWriter(
   /** NOTIFY's channel of the store and this store's origin (postgres-notices.ts). */
   channel: string,
   origin: string,
-  options: { readonly maxSummedRows?: number } = {},
+  options: { readonly maxSummedRows?: number; readonly maxBufferedEvents?: number } = {},
 ): MarketWriter & { readonly rollbackOpenBatch: () => Promise<void> } {
   const maxSummedRows = options.maxSummedRows ?? MAX_SUMMED_ROWS;
+  const maxBufferedEvents = options.maxBufferedEvents ?? MAX_BUFFERED_EVENTS;
   const eventRows = new CopyRows('events', [
     ['date', 'integer'],
     ['seq', 'bigint'],
@@ -343,31 +344,52 @@ export function createPostgresWriter(
   }
 
   /**
-   * Opens the step (`opening`: BEGIN, or a savepoint in a batch), sorts the events into new
-   * ones and replays, and buffers the new events' rows; the version and the touched dates'
-   * revisions join the step's pending upserts.
+   * Sorts the events into new ones and replays and buffers the new events' rows; `opening`
+   * (BEGIN) goes with the first query. The transaction's first append takes the version lock
+   * and the version; a date met for the first time costs one query for its highest stored seq,
+   * which classify needs. Nothing is written here, so a refused append (EventConflictError)
+   * leaves the transaction as it was: no savepoint is needed.
    */
   async function writeEvents(
-    client: pg.ClientBase,
-    opening: string,
+    open: Transaction,
     events: readonly ValidatedEvent[],
-  ): Promise<{ fresh: number[]; skipped: number; revisions: Map<string, number>; dates: number[] }> {
+    opening?: string,
+  ): Promise<{ fresh: number[]; skipped: number; dates: number[] }> {
+    const { client, highest } = open;
     const dates = events.map((event) => dateToInt(event.date));
+    const unmet = new Set(dates.filter((date) => !highest.has(date)));
+    const statements = opening === undefined ? [] : [opening];
     // The lock comes first: another process's writer may be about to store the same events.
-    // One simple query (no parameters: the dates are integers written out) for all three.
-    const results = (await client.query(
-      `${opening}; SELECT value FROM meta WHERE key = 'version' FOR UPDATE;
-       SELECT d, (SELECT max(seq) FROM events WHERE date = d) FROM unnest('{${integerList(new Set(dates))}}'::integer[]) AS d`,
-    )) as unknown as pg.QueryResult[];
-    const locked = results[1]?.rows[0] as { value: string | number } | undefined;
-    const highest = new Map<number, number | null>();
-    for (const row of results[2]?.rows ?? [])
-      highest.set(Number(row.d), row.max === null ? null : Number(row.max));
-    for (const [date, seq] of highest) if (seq === null) freshDates.add(date);
-    const { fresh, skipped } = await classify(client, events, dates, highest);
-    const revisions = new Map<string, number>();
-    if (fresh.length === 0) return { fresh, skipped, revisions, dates };
-    let version = Number(locked?.value ?? 0);
+    if (open.version === undefined)
+      statements.push("SELECT value FROM meta WHERE key = 'version' FOR UPDATE");
+    // No parameters (the dates are integers written out), so the statements go as one query.
+    if (unmet.size > 0) {
+      statements.push(
+        `SELECT d, (SELECT max(seq) FROM events WHERE date = d) FROM unnest('{${integerList(unmet)}}'::integer[]) AS d`,
+      );
+    }
+    if (statements.length > 0) {
+      const sent = (await client.query(statements.join('; '))) as pg.QueryResult | pg.QueryResult[];
+      const results = Array.isArray(sent) ? sent : [sent];
+      let next = opening === undefined ? 0 : 1;
+      if (open.version === undefined) {
+        const locked = results[next++]?.rows[0] as { value: string | number } | undefined;
+        open.version = Number(locked?.value ?? 0);
+      }
+      for (const row of unmet.size > 0 ? (results[next]?.rows ?? []) : []) {
+        const date = Number(row.d);
+        highest.set(date, row.max === null ? -1 : Number(row.max));
+        if (row.max === null) freshDates.add(date);
+      }
+    }
+    // A replay is looked up in the table: rows still buffered are written first.
+    const { fresh, skipped } = await classify(events, dates, highest, async (probeDates, probeSeqs) => {
+      sendRows(open);
+      await settle(open);
+      return lookUp(client, probeDates, probeSeqs);
+    });
+    if (fresh.length === 0) return { fresh, skipped, dates };
+    let version = open.version ?? 0;
     const touched = new Set<number>();
     for (const index of fresh) {
       const event = events[index] as ValidatedEvent;
@@ -376,17 +398,16 @@ export function createPostgresWriter(
       eventRows.push(date, event.seq, version, event.type, event.line);
       writeRows(event, date);
       touched.add(date);
-      revisions.set(event.date, version);
+      open.revisions.set(event.date, version);
+      if (event.seq > (highest.get(date) ?? -1)) highest.set(date, event.seq);
     }
+    open.version = version;
     await partitions.ensure(client, touched);
-    await insertContracts(client);
-    pending.push([VERSION, [['version', version]]]);
-    pending.push([DAY_REVISIONS, [...revisions].map(([date, revision]) => [dateToInt(date), revision])]);
-    return { fresh, skipped, revisions, dates };
+    return { fresh, skipped, dates };
   }
 
-  async function insertContracts(client: pg.ClientBase): Promise<void> {
-    if (newContracts.length === 0) return;
+  /** Rows for the contracts first seen since the last call (inserted before the rows naming them). */
+  function takeContracts(): Row[] {
     const rows = newContracts.map((info) => [
       info.code,
       MARKET_IDS[info.market],
@@ -403,27 +424,21 @@ export function createPostgresWriter(
       info.qeThirds,
     ]);
     newContracts = [];
-    await upsertRows(client, CONTRACTS, rows);
-  }
-
-  /** `dates`: each event's date as an integer (writeEvents made them once). */
-  function sumAll(
-    events: readonly ValidatedEvent[],
-    fresh: readonly number[],
-    dates: readonly number[],
-  ): void {
-    for (const index of fresh) sumViews(events[index] as ValidatedEvent, dates[index] as number);
+    return rows;
   }
 
   /**
    * Upserts the summed views. ViewBatch.write is synchronous and made for prepared statements:
    * it gets the stored settles read beforehand and statements that collect its rows, which are
-   * then upserted in bulk. Superseded settles land in tickRows, so flushRows follows.
+   * then upserted in bulk. Superseded settles land in tickRows, so sendRows follows. The
+   * statements are sent, not awaited (settled by sendRows or finish).
    */
-  async function writeViews(client: pg.ClientBase): Promise<void> {
+  async function writeViews(open: Transaction): Promise<void> {
+    const { client } = open;
     const stored = new Map<number, unknown[][]>();
     const storedSettleDates = [...settleDates].filter((date) => !freshDates.has(date));
     if (storedSettleDates.length > 0) {
+      await settle(open);
       const result = await client.query({
         text: `SELECT date, code, settle_seq, settle_time, settle_cents, published_at, implied_volatility
           FROM daily WHERE date = ANY($1::integer[]) AND settle_seq IS NOT NULL`,
@@ -450,16 +465,26 @@ export function createPostgresWriter(
       storedSettles: { all: (date: unknown) => stored.get(date as number) ?? [] },
     };
     views.write(collecting, pushSupersededSettle);
+    clearViews();
     const stale: Row[] = [];
     for (const row of daily) {
       if (freshDates.has(row[0] as number)) dailyRows.push(...row);
       else stale.push(row);
     }
-    await dailyRows.flush(client);
-    await upsertRows(client, DAILY, stale);
+    const fresh = dailyRows.take();
+    if (fresh) send(open, () => copyIn(client, fresh));
+    if (stale.length > 0) send(open, () => upsertRows(client, DAILY, stale));
     // From here on these dates have view rows: later writes of the transaction merge into them.
     freshDates.clear();
-    pending.push([DAYS, days], [DATAMINE, datamine]);
+    // The summary rows of an earlier write of the views go first (an upsert names a row once).
+    if (pending.length > 0) {
+      const earlier = pending;
+      send(open, () => upsertTogether(client, earlier));
+    }
+    pending = [
+      [DAYS, days],
+      [DATAMINE, datamine],
+    ];
   }
 
   function clearViews(): void {
@@ -468,22 +493,65 @@ export function createPostgresWriter(
   }
 
   /**
-   * Writes the buffered rows and the step's pending upserts; with `added` > 0 also the NOTIFY
+   * Sends the new contracts and the buffered rows, one COPY per table. They are taken out of
+   * the buffers now and written in order while the process goes on (send; settle waits).
+   */
+  function sendRows(open: Transaction): void {
+    const { client } = open;
+    const contractRows = takeContracts();
+    if (contractRows.length > 0) send(open, () => upsertRows(client, CONTRACTS, contractRows));
+    for (const rows of [eventRows, tickRows, tradeRows, messageRows, customRows]) {
+      const data = rows.take();
+      if (data) send(open, () => copyIn(client, data));
+    }
+  }
+
+  /**
+   * Queues a write on the transaction's connection, after those queued before it, and does not
+   * wait for it: the process goes on summing or reading while the server works. settle() waits
+   * for all and throws the first failure; after a failure the rest are not sent (the
+   * transaction is lost anyway). Every other use of the connection settles first.
+   */
+  function send(open: Transaction, write: () => Promise<unknown>): void {
+    open.sending = open.sending.then(async () => {
+      if (open.failure !== undefined) return;
+      try {
+        await write();
+      } catch (error) {
+        open.failure = error;
+      }
+    });
+  }
+
+  async function settle(open: Transaction): Promise<void> {
+    await open.sending;
+    if (open.failure !== undefined) throw open.failure;
+  }
+
+  /**
+   * Everything still to write before COMMIT: the summed views, the buffered rows, the version,
+   * the days' revisions, the index values and, when the transaction added events, the NOTIFY
    * that tells other processes (delivered at commit, and only if it commits).
    */
-  async function flushRows(client: pg.ClientBase, added = 0): Promise<void> {
-    await eventRows.flush(client);
-    await tickRows.flush(client);
-    await tradeRows.flush(client);
-    await messageRows.flush(client);
-    await customRows.flush(client);
+  async function finish(open: Transaction): Promise<void> {
+    await writeViews(open);
     if (indexRows.size > 0) {
       pending.push([INDEX_VALUES, [...indexRows.values()]]);
       indexRows = new Map();
     }
+    if (open.added > 0) {
+      pending.push([VERSION, [['version', open.version ?? 0]]]);
+      pending.push([
+        DAY_REVISIONS,
+        [...open.revisions].map(([date, revision]) => [dateToInt(date), revision]),
+      ]);
+    }
     const parts = pending;
     pending = [];
-    await upsertTogether(client, parts, added > 0 ? [channel, origin] : undefined);
+    const notice = open.added > 0 ? ([channel, origin] as const) : undefined;
+    send(open, () => upsertTogether(open.client, parts, notice));
+    sendRows(open);
+    await settle(open);
   }
 
   function forgetRows(): void {
@@ -494,17 +562,51 @@ export function createPostgresWriter(
     newContracts = [];
     knownCodes = new Set();
     partitions.forget();
+    clearViews();
   }
 
   /**
    * After a commit that added events: the version it committed is the last id it assigned, the
    * highest of its days' revisions (a later commit of another process does not blur it).
    */
-  function announce(added: number, revisions: Map<string, number>): void {
-    if (added === 0) return;
-    const version = Math.max(...revisions.values());
-    const dates = [...revisions.keys()].sort();
-    notify({ version, added, dates, revisions });
+  function announce(open: Transaction): void {
+    if (open.added === 0) return;
+    const version = Math.max(...open.revisions.values());
+    const dates = [...open.revisions.keys()].sort();
+    notify({ version, added: open.added, dates, revisions: open.revisions });
+  }
+
+  /**
+   * One append's events: classified, their rows buffered and their views summed. The rows are
+   * sent before the views are summed when `sendNow` or when a long batch has buffered enough
+   * (memory): the server loads them while this process sums, or reads the batch's next part.
+   */
+  async function appendTo(
+    open: Transaction,
+    events: readonly ValidatedEvent[],
+    { opening, sendNow = false }: { opening?: string; sendNow?: boolean } = {},
+  ): Promise<AppendResult> {
+    const { fresh, skipped, dates } = await writeEvents(open, events, opening);
+    // The sums of earlier appends go out before they grow too large (as SQLite does).
+    if (views.size >= maxSummedRows) await writeViews(open);
+    if (sendNow || eventRows.size >= maxBufferedEvents) sendRows(open);
+    for (const index of fresh) sumViews(events[index] as ValidatedEvent, dates[index] as number);
+    open.added += fresh.length;
+    open.skipped += skipped;
+    return { added: fresh.length, skipped };
+  }
+
+  function transaction(client: pg.ClientBase): Transaction {
+    return {
+      client,
+      version: undefined,
+      highest: new Map(),
+      revisions: new Map(),
+      added: 0,
+      skipped: 0,
+      sending: Promise.resolve(),
+      failure: undefined,
+    };
   }
 
   let openBatch: WriteBatch | undefined;
@@ -513,26 +615,24 @@ export function createPostgresWriter(
 
   async function appendAlone(events: readonly ValidatedEvent[]): Promise<AppendResult> {
     const client = await checkOut(pool);
-    let result: { fresh: number[]; skipped: number; revisions: Map<string, number>; dates: number[] };
+    const open = transaction(client);
     try {
+      let result: AppendResult;
       try {
-        result = await writeEvents(client, 'BEGIN', events);
-        sumAll(events, result.fresh, result.dates);
-        await writeViews(client);
-        clearViews();
-        await flushRows(client, result.fresh.length);
+        result = await appendTo(open, events, { opening: 'BEGIN', sendNow: true });
+        await finish(open);
         await client.query('COMMIT');
       } catch (error) {
         forgetRows();
-        clearViews();
+        await settle(open).catch(() => undefined);
         await client.query('ROLLBACK').catch(() => undefined);
         throw error;
       }
-      announce(result.fresh.length, result.revisions);
+      announce(open);
+      return result;
     } finally {
       client.release();
     }
-    return { added: result.fresh.length, skipped: result.skipped };
   }
 
   return {
@@ -560,62 +660,51 @@ export function createPostgresWriter(
         openBatch = undefined;
         throw error;
       }
-      const revisions = new Map<string, number>();
-      let added = 0;
-      let skipped = 0;
-      let open = true;
-      let savepoints = 0;
+      const open = transaction(client);
+      let state: 'open' | 'closed' | Error = 'open';
+      const usable = () => {
+        if (state === 'closed') throw new Error('the write batch is closed');
+        if (state !== 'open') throw new Error(`the write batch failed (${state.message}): roll it back`);
+      };
       const close = () => {
-        open = false;
+        state = 'closed';
         openBatch = undefined;
         client.release();
       };
       const batch: WriteBatch = {
         async append(events) {
-          if (!open) throw new Error('the write batch is closed');
-          // Each append is a savepoint: a failed append leaves the batch as it was before it.
-          const savepoint = `append_${++savepoints}`;
-          let outcome: { fresh: number[]; skipped: number; revisions: Map<string, number>; dates: number[] };
-          let wroteViews = false;
+          usable();
           try {
-            outcome = await writeEvents(client, `SAVEPOINT ${savepoint}`, events);
-            // The sums of earlier appends go out before they grow too large (as SQLite does).
-            wroteViews = views.size >= maxSummedRows;
-            if (wroteViews) await writeViews(client);
-            await flushRows(client);
-            await client.query(`RELEASE SAVEPOINT ${savepoint}`);
+            await settle(open);
+            return await appendTo(open, events);
           } catch (error) {
-            forgetRows();
-            await client.query(`ROLLBACK TO SAVEPOINT ${savepoint}`).catch(() => undefined);
+            // A refused append wrote nothing and changed nothing: the batch goes on. Anything
+            // else may have lost buffered rows or aborted the transaction: only rollback is left.
+            if (!(error instanceof EventConflictError)) {
+              state = error instanceof Error ? error : new Error(String(error));
+              forgetRows();
+            }
             throw error;
           }
-          if (wroteViews) clearViews();
-          sumAll(events, outcome.fresh, outcome.dates);
-          for (const [date, revision] of outcome.revisions) revisions.set(date, revision);
-          added += outcome.fresh.length;
-          skipped += outcome.skipped;
-          return { added: outcome.fresh.length, skipped: outcome.skipped };
         },
         async commit() {
-          if (!open) throw new Error('the write batch is closed');
+          usable();
           try {
-            await writeViews(client);
-            await flushRows(client, added);
+            await finish(open);
             await client.query('COMMIT');
           } catch (error) {
             await batch.rollback();
             throw error;
           }
-          clearViews();
           close();
-          announce(added, revisions);
-          return { added, skipped };
+          announce(open);
+          return { added: open.added, skipped: open.skipped };
         },
         async rollback() {
-          if (!open) return;
+          if (state === 'closed') return;
           forgetRows();
-          clearViews();
           try {
+            await settle(open).catch(() => undefined);
             await client.query('ROLLBACK');
           } finally {
             close();
@@ -633,24 +722,40 @@ export function createPostgresWriter(
   };
 }
 
+/** What a transaction of the writer knows beyond its buffered rows. */
+interface Transaction {
+  readonly client: pg.ClientBase;
+  /** The last event id assigned; read under the version lock by the first append. */
+  version: number | undefined;
+  /** Per date met: the highest seq stored or written by this transaction, -1 for none. */
+  readonly highest: Map<number, number>;
+  /** Per date: the highest event id this transaction gave it. */
+  readonly revisions: Map<string, number>;
+  added: number;
+  skipped: number;
+  /** Writes sent and not yet awaited (send, settle), and the first of them that failed. */
+  sending: Promise<void>;
+  failure: unknown;
+}
+
 /**
  * Idempotency (as sqlite/event-identity.ts): an event is a replay when its (date, seq) is
- * stored, or earlier in the same batch, with an identical line; with a different line it is a
- * conflict, and nothing of the batch is written. A feed mostly arrives in seq order, so the
- * highest stored seq of each date is read first (`stored`, by writeEvents), and only events at
- * or below it are looked up (in one query for the batch).
+ * stored, or earlier in the same transaction, with an identical line; with a different line it
+ * is a conflict, and nothing of the append is written. A feed mostly arrives in seq order, so
+ * only events at or below the highest seq of their date (`highest`: stored or written by the
+ * transaction) are looked up, in one query for the append (`lookUp`).
  */
 async function classify(
-  client: pg.ClientBase,
   events: readonly ValidatedEvent[],
   dates: readonly number[],
-  stored: ReadonlyMap<number, number | null>,
+  highest: ReadonlyMap<number, number>,
+  lookUp: (dates: number[], seqs: number[]) => Promise<[number, number, string][]>,
 ): Promise<{ fresh: number[]; skipped: number }> {
   const probeDates: number[] = [];
   const probeSeqs: number[] = [];
   events.forEach((event, index) => {
     const date = dates[index] as number;
-    if (event.seq <= (stored.get(date) ?? -1)) {
+    if (event.seq <= (highest.get(date) ?? -1)) {
       probeDates.push(date);
       probeSeqs.push(event.seq);
     }
@@ -666,13 +771,7 @@ async function classify(
     return lines;
   };
   if (probeDates.length > 0) {
-    const result = await client.query({
-      text: `SELECT e.date, e.seq, e.line FROM events e
-        JOIN unnest($1::integer[], $2::bigint[]) AS k(date, seq) ON e.date = k.date AND e.seq = k.seq`,
-      values: [probeDates, probeSeqs],
-      rowMode: 'array',
-    });
-    for (const [date, seq, line] of result.rows as [number, number, string][]) ofDate(date).set(seq, line);
+    for (const [date, seq, line] of await lookUp(probeDates, probeSeqs)) ofDate(date).set(seq, line);
   }
   const fresh: number[] = [];
   let skipped = 0;
@@ -692,6 +791,21 @@ async function classify(
   return { fresh, skipped };
 }
 
+/** The stored lines of these (date, seq) pairs, in one query. */
+async function lookUp(
+  client: pg.ClientBase,
+  dates: number[],
+  seqs: number[],
+): Promise<[number, number, string][]> {
+  const result = await client.query({
+    text: `SELECT e.date, e.seq, e.line FROM events e
+      JOIN unnest($1::integer[], $2::bigint[]) AS k(date, seq) ON e.date = k.date AND e.seq = k.seq`,
+    values: [dates, seqs],
+    rowMode: 'array',
+  });
+  return result.rows as [number, number, string][];
+}
+
 /** Integers written out for an array literal; anything else is a programming error. */
 function integerList(values: Iterable<number>): string {
   const list = [...values];
@@ -701,3 +815,8 @@ function integerList(values: Iterable<number>): string {
 
 /** Daily rows summed in memory across the appends of a batch before they are written (as SQLite). */
 const MAX_SUMMED_ROWS = 50_000;
+/**
+ * New events whose rows a batch buffers before it sends them (about 400 bytes of COPY data an
+ * event with its ticker and trade rows): few COPYs for a long file, bounded memory.
+ */
+const MAX_BUFFERED_EVENTS = 32_768;
