@@ -194,16 +194,37 @@ const COMPILED = Object.fromEntries(Object.entries(SQL).map(([name, sql]) => [na
   ReturnType<typeof compile>
 >;
 
+/** A named statement with its parameters in order. */
+function statement(name: StatementName, params: Params): { name: string; text: string; values: unknown[] } {
+  const { text, names } = COMPILED[name];
+  const values = names.map((key) => {
+    const value = params[key];
+    if (value === undefined) throw new Error(`statement ${name} needs @${key}`);
+    return value;
+  });
+  return { name, text, values };
+}
+
+/** The ticker's statement for a query (the bench explains it to read the server's own time). */
+export function tickerStatement(query: Parameters<MarketReader['ticker']>[0]) {
+  const params = {
+    ...selectionParams(query.selection),
+    date: dateToInt(query.date),
+    from: timeToInt(query.from),
+    to: timeToInt(query.to),
+    kind: query.type === undefined ? null : TICK_KIND_IDS[query.type],
+  };
+  return statement(query.selection.prefix === undefined ? 'tickerByTime' : 'tickerByCode', params);
+}
+
 export function createPostgresReader(pool: pg.Pool): MarketReader {
   /** Rows of a named prepared statement, as arrays in column order. */
   async function rows<T>(name: StatementName, params: Params = {}): Promise<T[]> {
-    const { text, names } = COMPILED[name];
-    const values = names.map((key) => {
-      const value = params[key];
-      if (value === undefined) throw new Error(`statement ${name} needs @${key}`);
-      return value;
-    });
-    const result = await pool.query({ name, text, values, rowMode: 'array' });
+    return prepared<T>(statement(name, params));
+  }
+
+  async function prepared<T>(statement: { name: string; text: string; values: unknown[] }): Promise<T[]> {
+    const result = await pool.query({ ...statement, rowMode: 'array' });
     return result.rows as T[];
   }
 
@@ -266,17 +287,7 @@ export function createPostgresReader(pool: pg.Pool): MarketReader {
     },
 
     async ticker(query) {
-      const params = {
-        ...selectionParams(query.selection),
-        date: dateToInt(query.date),
-        from: timeToInt(query.from),
-        to: timeToInt(query.to),
-        kind: query.type === undefined ? null : TICK_KIND_IDS[query.type],
-      };
-      const found = await rows<TickTuple>(
-        query.selection.prefix === undefined ? 'tickerByTime' : 'tickerByCode',
-        params,
-      );
+      const found = await prepared<TickTuple>(tickerStatement(query));
       const { date } = query;
       return found.map((row) => ({
         date,
