@@ -16,8 +16,8 @@ import {
   TICK_KIND_IDS,
   tickKindOfId,
   timeToInt,
-} from '../sqlite/ids.js';
-import { FACE_VALUE_SPLIT } from '../sqlite/view-batch.js';
+} from '../rows/ids.js';
+import { FACE_VALUE_SPLIT } from '../rows/view-batch.js';
 import type {
   ClosePublication,
   CustomMarketRow,

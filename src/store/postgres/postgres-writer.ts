@@ -1,18 +1,16 @@
 import type pg from 'pg';
-import type { Contract } from '../../domain/contract.js';
-import { multiplyExact } from '../../domain/decimal.js';
 import { EventConflictError } from '../event-conflict-error.js';
-import { type ContractInfo, contractInfo } from '../sqlite/contract-info.js';
-import { dateToInt, INSTRUMENT_IDS, MARKET_IDS, TICK_KIND_IDS, timeToInt } from '../sqlite/ids.js';
-import { type ContractKey, type Settle, ViewBatch, type ViewStatements } from '../sqlite/view-batch.js';
-import type {
-  AppendNotice,
-  AppendResult,
-  MarketWriter,
-  ValidatedEvent,
-  ValidatedTrade,
-  WriteBatch,
-} from '../store.js';
+import {
+  CUSTOM_MARKET_COLUMNS,
+  EVENT_COLUMNS,
+  EventRows,
+  MESSAGE_COLUMNS,
+  TICK_COLUMNS,
+  TRADE_COLUMNS,
+} from '../rows/event-rows.js';
+import { dateToInt } from '../rows/ids.js';
+import { ViewBatch, type ViewStatements } from '../rows/view-batch.js';
+import type { AppendNotice, AppendResult, MarketWriter, ValidatedEvent, WriteBatch } from '../store.js';
 import { checkOut } from './check-out.js';
 import { CopyRows, copyIn } from './copy-rows.js';
 import { Partitions } from './postgres-partitions.js';
@@ -33,15 +31,22 @@ import {
 /**
  * Appends events and maintains every view in the same transaction, exactly as the SQLite
  * writer does (sqlite/sqlite-writer.ts): a batch is sorted into new events and replays, new
- * events go to the log and their own tables (COPY), and the summary views are summed in the
- * same ViewBatch (sqlite/view-batch.ts, so both stores merge by the same rules) and upserted
- * once per touched row with multi-row statements. Round trips are few (docs/benchmarks.md,
- * PostgreSQL): BEGIN, the lock and the stored seqs go as one query, the small upserts of a step
- * as one statement (upsertTogether), and a date with no event stored before the transaction has
- * no view rows either, so its daily rows are COPYed instead of upserted. The version row is
- * locked for the whole transaction, so writers of other processes queue behind it as SQLite's
- * BEGIN IMMEDIATE does. After each commit that added events, `notify` runs in this process and
- * NOTIFY tells the others (postgres-notices.ts).
+ * events go to the log and their own tables, and the summary views are summed, both by the
+ * adapters' shared rows/event-rows.ts and rows/view-batch.ts (so both stores build and merge
+ * by the same rules), then upserted once per touched row with multi-row statements.
+ *
+ * Round trips are few and the process does not wait on them (docs/benchmarks.md, PostgreSQL):
+ * BEGIN, the lock and the stored seqs go as one query; a transaction's rows are buffered and
+ * COPYed once per table (a long batch's in parts of maxBufferedEvents), queued on the
+ * connection while the process sums the views or reads the batch's next part (send, settle);
+ * the version, revisions, days, datamine and index values go as one statement with the NOTIFY
+ * (upsertTogether); a date with no event stored before the transaction has no view rows
+ * either, so its daily rows are COPYed instead of upserted. Appends of a batch write nothing
+ * before they are classified, so a refused one needs no savepoint; any other failure leaves
+ * the batch only to roll back. The version row is locked for the whole transaction, so
+ * writers of other processes queue behind it as SQLite's BEGIN IMMEDIATE does. After each
+ * commit that added events, `notify` runs in this process and NOTIFY tells the others
+ * (postgres-notices.ts).
  */
 export function createPostgresWriter(
   pool: pg.Pool,
@@ -53,73 +58,17 @@ export function createPostgresWriter(
 ): MarketWriter & { readonly rollbackOpenBatch: () => Promise<void> } {
   const maxSummedRows = options.maxSummedRows ?? MAX_SUMMED_ROWS;
   const maxBufferedEvents = options.maxBufferedEvents ?? MAX_BUFFERED_EVENTS;
-  const eventRows = new CopyRows('events', [
-    ['date', 'integer'],
-    ['seq', 'bigint'],
-    ['id', 'bigint'],
-    ['type', 'text'],
-    ['line', 'text'],
-  ]);
-  const tickRows = new CopyRows('ticks', [
-    ['date', 'integer'],
-    ['seq', 'bigint'],
-    ['time', 'integer'],
-    ['market', 'smallint'],
-    ['instrument', 'smallint'],
-    ['code', 'text'],
-    ['option_type', 'text'],
-    ['kind', 'smallint'],
-    ['bid_cents', 'bigint'],
-    ['bid_size', 'bigint'],
-    ['ask_cents', 'bigint'],
-    ['ask_size', 'bigint'],
-    ['price_cents', 'bigint'],
-    ['volume', 'bigint'],
-    ['settle_cents', 'bigint'],
-    ['published_at', 'bigint'],
-    ['implied_volatility', 'bigint'],
-  ]);
-  const tradeRows = new CopyRows('trades', [
-    ['date', 'integer'],
-    ['seq', 'bigint'],
-    ['time', 'integer'],
-    ['market', 'smallint'],
-    ['instrument', 'smallint'],
-    ['code', 'text'],
-    ['option_type', 'text'],
-    ['trade_type', 'text'],
-    ['block', 'smallint'],
-    ['volume', 'bigint'],
-    ['price_cents', 'bigint'],
-    ['hours', 'integer'],
-    ['face_value_millis', 'bigint'],
-    ['mwh_tenths', 'bigint'],
-    ['grp', 'text'],
-  ]);
+  const eventRows = new CopyRows('events', EVENT_COLUMNS);
+  const tickRows = new CopyRows('ticks', TICK_COLUMNS);
+  const tradeRows = new CopyRows('trades', TRADE_COLUMNS);
   /** Daily rows of fresh dates (freshDates), columns in ViewBatch's order as DAILY's. */
   const dailyRows = new CopyRows('daily', DAILY.columns);
-  const messageRows = new CopyRows('messages', [
-    ['date', 'integer'],
-    ['seq', 'bigint'],
-    ['time', 'integer'],
-    ['market', 'smallint'],
-    ['board', 'text'],
-    ['text', 'text'],
-  ]);
-  const customRows = new CopyRows('custom_markets', [
-    ['date', 'integer'],
-    ['seq', 'bigint'],
-    ['time', 'integer'],
-    ['market', 'smallint'],
-    ['contract', 'text'],
-    ['net_cents', 'bigint'],
-    ['size', 'bigint'],
-    ['legs', 'text'],
-  ]);
-  /** Index values by (name, date, year): the highest seq of the append wins, as in the upsert. */
+  const messageRows = new CopyRows('messages', MESSAGE_COLUMNS);
+  const customRows = new CopyRows('custom_markets', CUSTOM_MARKET_COLUMNS);
+  /** Index values by (name, date, year): the highest seq of the transaction wins, as in the upsert. */
   let indexRows = new Map<string, [string, number, number, number, number]>();
-  /** Contracts first seen by this append, inserted before the rows that name them. */
-  let newContracts: ContractInfo[] = [];
+  /** Rows of the contracts first seen by the transaction, inserted before the rows that name them. */
+  let newContracts: Row[] = [];
   const partitions = new Partitions();
   const views = new ViewBatch();
   /** Dates with a settle in the view sums: their stored settles are read before the write. */
@@ -130,218 +79,23 @@ export function createPostgresWriter(
    * stored settles. Emptied at every commit or failure (an upsert is always right).
    */
   const freshDates = new Set<number>();
-  /** Small upserts of the current step, sent together (upsertTogether) when its rows are flushed. */
+  /** Small upserts of the views last written, sent together (upsertTogether) with the commit's. */
   let pending: [Upsert, Row[]][] = [];
-  /** Codes known to be in the contracts table; a cache, dropped whenever a transaction fails. */
-  let knownCodes = new Set<string>();
-  const contracts = new Map<string, { info: ContractInfo; key: ContractKey }>();
-
-  function entryOf(contract: Contract): { info: ContractInfo; key: ContractKey } {
-    let entry = contracts.get(contract.code);
-    if (!entry) {
-      const info = contractInfo(contract);
-      const key: ContractKey = {
-        market: MARKET_IDS[info.market],
-        instrument: INSTRUMENT_IDS[info.instrument],
-        code: info.code,
-        optionType: info.optionType,
-      };
-      entry = { info, key };
-      contracts.set(contract.code, entry);
-    }
-    return entry;
-  }
-
-  function register(contract: Contract): { info: ContractInfo; key: ContractKey } {
-    const entry = entryOf(contract);
-    if (!knownCodes.has(contract.code)) {
-      newContracts.push(entry.info);
-      knownCodes.add(contract.code);
-    }
-    return entry;
-  }
-
-  function pushTick(
-    date: number,
-    seq: number,
-    time: number,
-    key: ContractKey,
-    kind: number,
-    values: readonly (number | null)[],
-  ): void {
-    tickRows.push(date, seq, time, key.market, key.instrument, key.code, key.optionType, kind, ...values);
-  }
-
-  function pushSupersededSettle(date: number, key: ContractKey, settle: Settle): void {
-    pushTick(date, settle.seq, settle.time, key, TICK_KIND_IDS.settle, [
-      null,
-      null,
-      null,
-      null,
-      null,
-      null,
-      settle.settleCents,
-      settle.publishedAt,
-      settle.impliedVolatility,
-    ]);
-  }
-
-  function tradeAmounts(event: ValidatedTrade, info: ContractInfo) {
-    const hours = info.hours;
-    return {
-      hours,
-      faceValueMillis:
-        hours === null ? null : multiplyExact(event.volume, event.priceCents, hours, info.mwTenths),
-      mwhTenths: hours === null ? null : multiplyExact(event.volume, hours, info.mwTenths),
-    };
-  }
-
-  function writeRows(event: ValidatedEvent, date: number): void {
-    const time = timeToInt(event.time);
-    switch (event.type) {
-      case 'book': {
-        const { key } = register(event.contract);
-        pushTick(date, event.seq, time, key, TICK_KIND_IDS.book, [
-          event.bidCents,
-          event.bidSize,
-          event.askCents,
-          event.askSize,
-          null,
-          null,
-          null,
-          null,
-          null,
-        ]);
-        return;
-      }
-      case 'trade': {
-        const { info, key } = register(event.contract);
-        const { hours, faceValueMillis, mwhTenths } = tradeAmounts(event, info);
-        pushTick(date, event.seq, time, key, TICK_KIND_IDS.trade, [
-          null,
-          null,
-          null,
-          null,
-          event.priceCents,
-          event.volume,
-          null,
-          null,
-          null,
-        ]);
-        tradeRows.push(
-          date,
-          event.seq,
-          time,
-          key.market,
-          key.instrument,
-          key.code,
-          key.optionType,
-          event.tradeType,
-          event.block ? 1 : 0,
-          event.volume,
-          event.priceCents,
-          hours,
-          faceValueMillis,
-          mwhTenths,
-          event.group,
-        );
-        return;
-      }
-      case 'settle':
-      case 'open_interest':
-        register(event.contract);
-        return;
-      case 'message':
-        messageRows.push(date, event.seq, time, MARKET_IDS[event.market], event.board, event.text);
-        return;
-      case 'custom_market':
-        customRows.push(
-          date,
-          event.seq,
-          time,
-          MARKET_IDS[event.market],
-          event.contract,
-          event.netCents,
-          event.size,
-          JSON.stringify(event.legs.map((leg) => [leg.priceCents, leg.ratioHundredths])),
-        );
-        return;
-      case 'index': {
-        const key = `${event.index}|${date}|${event.year}`;
+  const rows = new EventRows(
+    {
+      contract: (row) => newContracts.push(row),
+      tick: (...values) => tickRows.push(...values),
+      trade: (...values) => tradeRows.push(...values),
+      message: (...values) => messageRows.push(...values),
+      customMarket: (...values) => customRows.push(...values),
+      indexValue(name, date, year, valueCents, seq) {
+        const key = `${name}|${date}|${year}`;
         const known = indexRows.get(key);
-        if (!known || known[4] < event.seq) {
-          indexRows.set(key, [event.index, date, event.year, event.valueCents, event.seq]);
-        }
-        return;
-      }
-    }
-  }
-
-  function sumViews(event: ValidatedEvent, date: number): void {
-    const time = timeToInt(event.time);
-    switch (event.type) {
-      case 'book': {
-        const { info, key } = entryOf(event.contract);
-        views.touchDay(info.market, date, time);
-        views.book(date, key, event.seq, event.bidCents, event.bidSize, event.askCents, event.askSize);
-        return;
-      }
-      case 'trade': {
-        const { info, key } = entryOf(event.contract);
-        views.touchDay(info.market, date, time);
-        const onScreen = event.tradeType === 'N' && !event.block;
-        views.trade(date, key, event.seq, event.priceCents, event.volume, onScreen);
-        if (info.datamineClass !== null) {
-          const { faceValueMillis, mwhTenths } = tradeAmounts(event, info);
-          views.datamineTrade(
-            {
-              market: key.market,
-              date,
-              region: info.region,
-              productClass: info.datamineClass,
-              block: event.block ? 1 : 0,
-              efp: event.tradeType === 'E' ? 1 : 0,
-            },
-            {
-              volume: event.volume,
-              qeThirds: multiplyExact(event.volume, info.qeThirds),
-              mwhTenths: mwhTenths ?? 0,
-              faceValueMillis: faceValueMillis ?? 0,
-            },
-          );
-        }
-        return;
-      }
-      case 'settle': {
-        const { info, key } = entryOf(event.contract);
-        views.touchDay(info.market, date, time);
-        settleDates.add(date);
-        views.settle(date, key, {
-          seq: event.seq,
-          time,
-          settleCents: event.settleCents,
-          publishedAt: event.publishedAt,
-          impliedVolatility: event.impliedVolatility,
-        });
-        return;
-      }
-      case 'open_interest': {
-        const { info, key } = entryOf(event.contract);
-        views.touchDay(info.market, date, time);
-        views.openInterest(date, key, event.seq, event.openInterest);
-        return;
-      }
-      case 'message':
-      case 'custom_market':
-        views.touchDay(event.market, date, time);
-        return;
-      case 'index':
-        views.touchDay(event.index, date, time);
-        return;
-      default:
-        event satisfies never;
-    }
-  }
+        if (!known || known[4] < seq) indexRows.set(key, [name, date, year, valueCents, seq]);
+      },
+    },
+    views,
+  );
 
   /**
    * Sorts the events into new ones and replays and buffers the new events' rows; `opening`
@@ -396,7 +150,7 @@ export function createPostgresWriter(
       const date = dates[index] as number;
       version += 1;
       eventRows.push(date, event.seq, version, event.type, event.line);
-      writeRows(event, date);
+      rows.write(event, date);
       touched.add(date);
       open.revisions.set(event.date, version);
       if (event.seq > (highest.get(date) ?? -1)) highest.set(date, event.seq);
@@ -408,23 +162,9 @@ export function createPostgresWriter(
 
   /** Rows for the contracts first seen since the last call (inserted before the rows naming them). */
   function takeContracts(): Row[] {
-    const rows = newContracts.map((info) => [
-      info.code,
-      MARKET_IDS[info.market],
-      INSTRUMENT_IDS[info.instrument],
-      info.root,
-      info.month,
-      info.year,
-      info.strikeCents,
-      info.optionType,
-      info.hours,
-      info.mwTenths,
-      info.datamineClass,
-      info.region,
-      info.qeThirds,
-    ]);
+    const taken = newContracts;
     newContracts = [];
-    return rows;
+    return taken;
   }
 
   /**
@@ -464,7 +204,7 @@ export function createPostgresWriter(
       datamine: { run: (...row: unknown[]) => datamine.push(row as Row) },
       storedSettles: { all: (date: unknown) => stored.get(date as number) ?? [] },
     };
-    views.write(collecting, pushSupersededSettle);
+    views.write(collecting, rows.supersededSettle);
     clearViews();
     const stale: Row[] = [];
     for (const row of daily) {
@@ -500,8 +240,8 @@ export function createPostgresWriter(
     const { client } = open;
     const contractRows = takeContracts();
     if (contractRows.length > 0) send(open, () => upsertRows(client, CONTRACTS, contractRows));
-    for (const rows of [eventRows, tickRows, tradeRows, messageRows, customRows]) {
-      const data = rows.take();
+    for (const table of [eventRows, tickRows, tradeRows, messageRows, customRows]) {
+      const data = table.take();
       if (data) send(open, () => copyIn(client, data));
     }
   }
@@ -555,12 +295,12 @@ export function createPostgresWriter(
   }
 
   function forgetRows(): void {
-    for (const rows of [eventRows, tickRows, tradeRows, messageRows, customRows, dailyRows]) rows.clear();
+    for (const table of [eventRows, tickRows, tradeRows, messageRows, customRows, dailyRows]) table.clear();
     indexRows = new Map();
     pending = [];
     freshDates.clear();
     newContracts = [];
-    knownCodes = new Set();
+    rows.forgetContracts();
     partitions.forget();
     clearViews();
   }
@@ -590,7 +330,13 @@ export function createPostgresWriter(
     // The sums of earlier appends go out before they grow too large (as SQLite does).
     if (views.size >= maxSummedRows) await writeViews(open);
     if (sendNow || eventRows.size >= maxBufferedEvents) sendRows(open);
-    for (const index of fresh) sumViews(events[index] as ValidatedEvent, dates[index] as number);
+    for (const index of fresh) {
+      const event = events[index] as ValidatedEvent;
+      const date = dates[index] as number;
+      // stored settles of these dates are read before the views are written
+      if (event.type === 'settle') settleDates.add(date);
+      rows.sum(event, date);
+    }
     open.added += fresh.length;
     open.skipped += skipped;
     return { added: fresh.length, skipped };

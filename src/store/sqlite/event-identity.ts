@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { EventConflictError } from '../event-conflict-error.js';
+import { dateToInt } from '../rows/ids.js';
 import type { ValidatedEvent } from '../store.js';
-import { dateToInt } from './ids.js';
 
 /** A batch sorted by EventIdentity.classify. */
 export interface Classified {

@@ -4,17 +4,6 @@ import type { Selection } from '../../domain/codes.js';
 import type { OptionType } from '../../domain/contract.js';
 import type { DatamineClass } from '../../domain/datamine.js';
 import type { TradeType } from '../../feed/events.js';
-import type {
-  ClosePublication,
-  CustomMarketRow,
-  DateScope,
-  EndOfDayRow,
-  IntradayRow,
-  MarketReader,
-  MarketScope,
-  OpenInterestGroup,
-  TradeRow,
-} from '../store.js';
 import {
   codeRange,
   dateToInt,
@@ -27,9 +16,20 @@ import {
   TICK_KIND_IDS,
   tickKindOfId,
   timeToInt,
-} from './ids.js';
+} from '../rows/ids.js';
+import { FACE_VALUE_SPLIT } from '../rows/view-batch.js';
+import type {
+  ClosePublication,
+  CustomMarketRow,
+  DateScope,
+  EndOfDayRow,
+  IntradayRow,
+  MarketReader,
+  MarketScope,
+  OpenInterestGroup,
+  TradeRow,
+} from '../store.js';
 import type { Synchronous } from './synchronous.js';
-import { FACE_VALUE_SPLIT } from './view-batch.js';
 
 /**
  * MarketReader over the SQLite views. Every statement is prepared once; rows become domain
