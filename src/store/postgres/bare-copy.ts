@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { EVENT_COLUMNS } from '../rows/event-rows.js';
 import { CopyRows } from './copy-rows.js';
 
 /**
@@ -15,13 +16,7 @@ export async function bareCopyTable(url: string) {
   await client.query(`SET search_path = ${schema}`);
   let id = 0;
   const rowsOf = (events: readonly { date: string; seq: number; type: string; line: string }[]) => {
-    const rows = new CopyRows('events', [
-      ['date', 'integer'],
-      ['seq', 'bigint'],
-      ['id', 'bigint'],
-      ['type', 'text'],
-      ['line', 'text'],
-    ]);
+    const rows = new CopyRows('events', EVENT_COLUMNS);
     for (const event of events) rows.push(Number(event.date), event.seq, ++id, event.type, event.line);
     return rows;
   };

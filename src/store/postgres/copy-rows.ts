@@ -42,6 +42,11 @@ export class CopyRows {
 
   /** One row, its values in the columns' order. */
   push(...values: (string | number | null)[]): void {
+    this.pushRow(values);
+  }
+
+  /** The same, the row as an array (no array made per call). */
+  pushRow(values: readonly (string | number | null)[]): void {
     const types = this.types;
     if (values.length !== types.length) {
       throw new Error(`${this.table}: ${values.length} values for ${types.length} columns`);

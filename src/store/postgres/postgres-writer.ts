@@ -9,6 +9,7 @@ import {
   TRADE_COLUMNS,
 } from '../rows/event-rows.js';
 import { dateToInt } from '../rows/ids.js';
+import { type Classified, sortReplays } from '../rows/replays.js';
 import { ViewBatch, type ViewStatements } from '../rows/view-batch.js';
 import type { AppendNotice, AppendResult, MarketWriter, ValidatedEvent, WriteBatch } from '../store.js';
 import { checkOut } from './check-out.js';
@@ -84,10 +85,10 @@ export function createPostgresWriter(
   const rows = new EventRows(
     {
       contract: (row) => newContracts.push(row),
-      tick: (...values) => tickRows.push(...values),
-      trade: (...values) => tradeRows.push(...values),
-      message: (...values) => messageRows.push(...values),
-      customMarket: (...values) => customRows.push(...values),
+      tick: (row) => tickRows.pushRow(row),
+      trade: (row) => tradeRows.pushRow(row),
+      message: (row) => messageRows.pushRow(row),
+      customMarket: (row) => customRows.pushRow(row),
       indexValue(name, date, year, valueCents, seq) {
         const key = `${name}|${date}|${year}`;
         const known = indexRows.get(key);
@@ -149,7 +150,7 @@ export function createPostgresWriter(
       const event = events[index] as ValidatedEvent;
       const date = dates[index] as number;
       version += 1;
-      eventRows.push(date, event.seq, version, event.type, event.line);
+      eventRows.pushRow([date, event.seq, version, event.type, event.line]);
       rows.write(event, date);
       touched.add(date);
       open.revisions.set(event.date, version);
@@ -496,7 +497,7 @@ async function classify(
   dates: readonly number[],
   highest: ReadonlyMap<number, number>,
   lookUp: (dates: number[], seqs: number[]) => Promise<[number, number, string][]>,
-): Promise<{ fresh: number[]; skipped: number }> {
+): Promise<Classified> {
   const probeDates: number[] = [];
   const probeSeqs: number[] = [];
   events.forEach((event, index) => {
@@ -506,35 +507,18 @@ async function classify(
       probeSeqs.push(event.seq);
     }
   });
-  // lines by date, then seq: numeric keys, no string built per event
   const known = new Map<number, Map<number, string>>();
-  const ofDate = (date: number): Map<number, string> => {
-    let lines = known.get(date);
-    if (!lines) {
-      lines = new Map();
-      known.set(date, lines);
-    }
-    return lines;
-  };
   if (probeDates.length > 0) {
-    for (const [date, seq, line] of await lookUp(probeDates, probeSeqs)) ofDate(date).set(seq, line);
-  }
-  const fresh: number[] = [];
-  let skipped = 0;
-  for (let index = 0; index < events.length; index += 1) {
-    const event = events[index] as ValidatedEvent;
-    const lines = ofDate(dates[index] as number);
-    const line = lines.get(event.seq);
-    if (line === undefined) {
-      lines.set(event.seq, event.line);
-      fresh.push(index);
-    } else if (line === event.line) {
-      skipped += 1;
-    } else {
-      throw new EventConflictError(index, event.date, event.seq);
+    for (const [date, seq, line] of await lookUp(probeDates, probeSeqs)) {
+      let lines = known.get(date);
+      if (!lines) {
+        lines = new Map();
+        known.set(date, lines);
+      }
+      lines.set(seq, line);
     }
   }
-  return { fresh, skipped };
+  return sortReplays(events, dates, (date, seq) => known.get(date)?.get(seq));
 }
 
 /** The stored lines of these (date, seq) pairs, in one query. */

@@ -97,16 +97,16 @@ export const CONTRACT_COLUMNS = [
 
 /**
  * Where each store puts the rows of new events: the SQLite writer runs statements or fills
- * multi-row inserts, the PostgreSQL writer fills COPY buffers. Values come in the columns'
- * order above.
+ * multi-row inserts, the PostgreSQL writer fills COPY buffers. A row's values come in its
+ * table's column order above; the row is the sink's to keep.
  */
 export interface RowSinks {
   /** A contract met for the first time since EventRows.forgetContracts(): its contracts row. */
   contract(row: Value[]): void;
-  tick(...values: Value[]): void;
-  trade(...values: Value[]): void;
-  message(...values: Value[]): void;
-  customMarket(...values: Value[]): void;
+  tick(row: Value[]): void;
+  trade(row: Value[]): void;
+  message(row: Value[]): void;
+  customMarket(row: Value[]): void;
   indexValue(name: string, date: number, year: number, valueCents: number, seq: number): void;
 }
 
@@ -165,7 +165,7 @@ export class EventRows {
           null,
           null,
         ]);
-        this.sinks.trade(
+        this.sinks.trade([
           date,
           event.seq,
           time,
@@ -181,7 +181,7 @@ export class EventRows {
           faceValueMillis,
           mwhTenths,
           event.group,
-        );
+        ]);
         return;
       }
       case 'settle':
@@ -190,10 +190,10 @@ export class EventRows {
         this.register(event.contract);
         return;
       case 'message':
-        this.sinks.message(date, event.seq, time, MARKET_IDS[event.market], event.board, event.text);
+        this.sinks.message([date, event.seq, time, MARKET_IDS[event.market], event.board, event.text]);
         return;
       case 'custom_market':
-        this.sinks.customMarket(
+        this.sinks.customMarket([
           date,
           event.seq,
           time,
@@ -202,7 +202,7 @@ export class EventRows {
           event.netCents,
           event.size,
           JSON.stringify(event.legs.map((leg) => [leg.priceCents, leg.ratioHundredths])),
-        );
+        ]);
         return;
       case 'index':
         this.sinks.indexValue(event.index, date, event.year, event.valueCents, event.seq);
@@ -333,7 +333,7 @@ export class EventRows {
     kind: number,
     values: readonly (number | null)[],
   ): void {
-    this.sinks.tick(date, seq, time, key.market, key.instrument, key.code, key.optionType, kind, ...values);
+    this.sinks.tick([date, seq, time, key.market, key.instrument, key.code, key.optionType, kind, ...values]);
   }
 }
 

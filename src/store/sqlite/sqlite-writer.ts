@@ -10,9 +10,10 @@ import {
   TRADE_COLUMNS,
 } from '../rows/event-rows.js';
 import { dateToInt } from '../rows/ids.js';
+import type { Classified } from '../rows/replays.js';
 import { ViewBatch } from '../rows/view-batch.js';
 import type { AppendNotice, AppendResult, MarketWriter, ValidatedEvent, WriteBatch } from '../store.js';
-import { type Classified, EventIdentity } from './event-identity.js';
+import { EventIdentity } from './event-identity.js';
 import { RowBuffer } from './row-buffer.js';
 import type { Synchronous } from './synchronous.js';
 import { prepareViewStatements } from './view-statements.js';
@@ -62,10 +63,10 @@ export function createSqliteWriter(
   const rows = new EventRows(
     {
       contract: (row) => statements.insertContract.run(row),
-      tick: (...values) => tickRows.push(values),
-      trade: (...values) => tradeRows.push(values),
-      message: (...values) => statements.insertMessage.run(values),
-      customMarket: (...values) => statements.insertCustomMarket.run(values),
+      tick: (row) => tickRows.push(row),
+      trade: (row) => tradeRows.push(row),
+      message: (row) => statements.insertMessage.run(row),
+      customMarket: (row) => statements.insertCustomMarket.run(row),
       indexValue: (name, date, year, valueCents, seq) =>
         statements.upsertIndex.run(name, date, year, valueCents, seq),
     },
