@@ -19,8 +19,8 @@ export const EVENT_COLUMNS: Columns = [
   ['line', 'text'],
 ];
 
-/** Identity and contract columns, then the kind's values (EventRows.tick's order). */
-export const TICK_COLUMNS: Columns = [
+/** An event's identity and time, and its contract's key: the ticker and trade rows start alike. */
+const CONTRACT_EVENT: Columns = [
   ['date', 'integer'],
   ['seq', 'bigint'],
   ['time', 'integer'],
@@ -28,6 +28,11 @@ export const TICK_COLUMNS: Columns = [
   ['instrument', 'smallint'],
   ['code', 'text'],
   ['option_type', 'text'],
+];
+
+/** Identity and contract columns, then the kind's values (EventRows.tick's order). */
+export const TICK_COLUMNS: Columns = [
+  ...CONTRACT_EVENT,
   ['kind', 'smallint'],
   ['bid_cents', 'bigint'],
   ['bid_size', 'bigint'],
@@ -41,13 +46,7 @@ export const TICK_COLUMNS: Columns = [
 ];
 
 export const TRADE_COLUMNS: Columns = [
-  ['date', 'integer'],
-  ['seq', 'bigint'],
-  ['time', 'integer'],
-  ['market', 'smallint'],
-  ['instrument', 'smallint'],
-  ['code', 'text'],
-  ['option_type', 'text'],
+  ...CONTRACT_EVENT,
   ['trade_type', 'text'],
   ['block', 'smallint'],
   ['volume', 'bigint'],
