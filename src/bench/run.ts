@@ -9,7 +9,7 @@ import { httpSection } from './http-report.js';
 import { benchIngest, type IngestBenchResult } from './ingest-bench.js';
 import { benchLivePollers, livePollersSection } from './live-bench.js';
 import { formatCount, formatMiB, perSecond } from './measure.js';
-import { benchPostgres, type PostgresBenchResult } from './postgres-bench.js';
+import { benchPostgres, postgresSection } from './postgres-bench.js';
 import { benchSeed, type SeedBenchResult } from './seed-bench.js';
 import { benchStreams, streamSection } from './stream-bench.js';
 
@@ -55,6 +55,7 @@ const USAGE = [
   '  --http-only          only the HTTP benchmark (needs wrk; installed when root, else it says how)',
   '  --pg URL             also the PostgreSQL benchmark, on a database it may create schemas in',
   '  --pg-days N          trading days of the PostgreSQL benchmark (default 10)',
+  '  --pg-rounds N        rounds of each PostgreSQL ingest path and baseline (default 3)',
   '  --pg-only            only the PostgreSQL benchmark (with --pg)',
   '  --cluster            also the distributed topology (NATS -> ingest -> PostgreSQL -> replicas, Redis limits)',
   `  --cluster-pg URL     its PostgreSQL database, where it may create a schema (default ${DEFAULT_CLUSTER.db})`,
@@ -179,9 +180,11 @@ async function postgres(url: string): Promise<void> {
   const days = flag('--pg-days', 10);
   const load = loadavg()[0] ?? 0;
   process.stderr.write(`bench: PostgreSQL, ${days} simulated days ...\n`);
-  const result = await benchPostgres({ url, days, until: UNTIL, seed: SEED });
-  const machine = `${cpus()[0]?.model ?? 'unknown CPU'} x ${cpus().length}, Node ${process.version}, load average ${load.toFixed(2)} at start`;
-  const section = postgresSection(machine, result);
+  const rounds = flag('--pg-rounds', 3);
+  const result = await benchPostgres({ url, days, until: UNTIL, seed: SEED, rounds });
+  const end = loadavg()[0] ?? 0;
+  const machine = `${cpus()[0]?.model ?? 'unknown CPU'} x ${cpus().length}, Node ${process.version}, load average ${load.toFixed(2)} at start and ${end.toFixed(2)} at the end`;
+  const section = postgresSection(machine, result, { seed: SEED, until: UNTIL });
   process.stderr.write(`${section}\n`);
   writeSection('postgres', section);
 }
@@ -254,33 +257,6 @@ function clusterSection(machine: string, result: ClusterBenchResult): string {
     '',
     'Reproduce: `npm run bench -- --cluster-only` (services at the defaults of `gridquote cluster`, or `--cluster-pg`,',
     '`--cluster-nats`, `--cluster-redis`).',
-  ].join('\n');
-}
-
-function postgresSection(machine: string, result: PostgresBenchResult): string {
-  const row = (name: string, timing: { wallMs: number; cpuMs: number }) =>
-    `| ${name} | ${formatCount(Math.round(timing.wallMs))} ms | ${formatCount(perSecond(result.events, timing.wallMs))} | ${(result.baseline.wallMs / timing.wallMs).toFixed(2)} |`;
-  const ratio = result.baseline.wallMs / result.eventsPath.wallMs;
-  return [
-    '## PostgreSQL',
-    '',
-    `Measured ${new Date().toISOString().slice(0, 10)} on ${machine}, against the PostgreSQL server given with \`--pg\`.`,
-    `${result.days} simulated trading days (seed ${SEED}, ending ${UNTIL}), ${formatCount(result.events)} events, each store in a fresh schema.`,
-    '',
-    '| path | wall time | events/s | rate vs bare COPY |',
-    '|---|---:|---:|---:|',
-    row('`ingestEvents` day by day, one transaction a day (seed, live demo)', result.eventsPath),
-    row('`ingestLines` of the export, one transaction (ingest of a file)', result.linesPath),
-    row(
-      'baseline: the same lines COPYed into a bare `(date, seq, id, type, line)` table, a transaction a day',
-      result.baseline,
-    ),
-    '',
-    `Target: ingest at least 0.3 of the bare COPY rate: ${ratio >= 0.3 ? 'met' : 'NOT met'} (${ratio.toFixed(2)}).`,
-    '',
-    `Full-day au_electricity futures ticker of the last day (${formatCount(result.tickerRows)} rows), not cached: ${result.coldTickerMs.toFixed(1)} ms the first time on a serving store (connection open, statement not yet prepared; target < 50 ms: ${result.coldTickerMs < 50 ? 'met' : 'NOT met'}); ${result.openTickerMs.toFixed(1)} ms as the very first request of a store just opened (connecting included); median of the next 10 calls ${result.warmTickerMs.toFixed(1)} ms.`,
-    '',
-    'Reproduce: `npm run bench -- --pg postgres://... --pg-only`.',
   ].join('\n');
 }
 

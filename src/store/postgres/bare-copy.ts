@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { EVENT_COLUMNS } from '../rows/event-rows.js';
 import { CopyRows } from './copy-rows.js';
 
 /**
@@ -13,21 +14,24 @@ export async function bareCopyTable(url: string) {
   await client.connect();
   await client.query(`CREATE SCHEMA ${schema}`);
   await client.query(`SET search_path = ${schema}`);
-  await client.query(
-    'CREATE TABLE events (date integer, seq bigint, id bigint, type text, line text, PRIMARY KEY (date, seq))',
-  );
   let id = 0;
+  const rowsOf = (events: readonly { date: string; seq: number; type: string; line: string }[]) => {
+    const rows = new CopyRows('events', EVENT_COLUMNS);
+    for (const event of events) rows.push(Number(event.date), event.seq, ++id, event.type, event.line);
+    return rows;
+  };
   return {
-    /** One transaction and one COPY per group (a trading day). */
+    /** A new, empty table (each measured load starts from one, as each store does). */
+    async empty(): Promise<void> {
+      id = 0;
+      await client.query('DROP TABLE IF EXISTS events');
+      await client.query(
+        'CREATE TABLE events (date integer, seq bigint, id bigint, type text, line text, PRIMARY KEY (date, seq))',
+      );
+    },
+    /** One transaction and one COPY for the group (a trading day, or a whole file). */
     async load(group: readonly { date: string; seq: number; type: string; line: string }[]): Promise<void> {
-      const rows = new CopyRows('events', [
-        ['date', 'integer'],
-        ['seq', 'bigint'],
-        ['id', 'bigint'],
-        ['type', 'text'],
-        ['line', 'text'],
-      ]);
-      for (const event of group) rows.push(Number(event.date), event.seq, ++id, event.type, event.line);
+      const rows = rowsOf(group);
       await client.query('BEGIN');
       await rows.flush(client);
       await client.query('COMMIT');

@@ -42,6 +42,11 @@ export class CopyRows {
 
   /** One row, its values in the columns' order. */
   push(...values: (string | number | null)[]): void {
+    this.pushRow(values);
+  }
+
+  /** The same, the row as an array (no array made per call). */
+  pushRow(values: readonly (string | number | null)[]): void {
     const types = this.types;
     if (values.length !== types.length) {
       throw new Error(`${this.table}: ${values.length} values for ${types.length} columns`);
@@ -58,11 +63,16 @@ export class CopyRows {
   }
 
   async flush(client: pg.ClientBase): Promise<void> {
-    if (this.rows === 0) return;
+    const rows = this.take();
+    if (rows) await copyIn(client, rows);
+  }
+
+  /** The rows collected so far, taken out for a COPY sent later (copyIn); none: undefined. */
+  take(): CopyData | undefined {
+    if (this.rows === 0) return undefined;
     const chunks = [HEADER, ...this.chunks, this.buffer.subarray(0, this.offset), TRAILER];
     this.clear();
-    const target = client.query(copyFrom(`COPY ${this.table} (${this.names}) FROM STDIN (FORMAT binary)`));
-    await pipeline(Readable.from(chunks), target);
+    return { statement: `COPY ${this.table} (${this.names}) FROM STDIN (FORMAT binary)`, chunks };
   }
 
   /** Drops rows not yet written (the transaction they belonged to failed). */
@@ -124,6 +134,16 @@ export class CopyRows {
     this.buffer = Buffer.allocUnsafe(Math.max(size, bytes));
     this.offset = 0;
   }
+}
+
+/** Rows taken out of a CopyRows: the COPY statement and its data. */
+export interface CopyData {
+  readonly statement: string;
+  readonly chunks: readonly Buffer[];
+}
+
+export async function copyIn(client: pg.ClientBase, data: CopyData): Promise<void> {
+  await pipeline(Readable.from(data.chunks), client.query(copyFrom(data.statement)));
 }
 
 const FIRST_CHUNK_BYTES = 4 * 1024;

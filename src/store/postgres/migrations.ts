@@ -9,7 +9,7 @@ import { StoreOpenError } from '../store-open-error.js';
  *
  * The tables are those of the SQLite adapter (sqlite/migrations.ts, both of its migrations), in
  * the same units and with the same keys and indexes. Dates are integers yyyyMMdd, times HHmmss,
- * markets and instruments small integers (sqlite/ids.ts). Amounts that can outgrow 2^31 (face
+ * markets and instruments small integers (rows/ids.ts). Amounts that can outgrow 2^31 (face
  * value, MWh, sums) are bigint, read back as exact JS numbers (postgres-types.ts). Text that is
  * sorted or range-scanned (codes, regions, classes, key ids) is COLLATE "C": bytewise like
  * SQLite's, so orders match and a code prefix is a range scan on the b-tree.

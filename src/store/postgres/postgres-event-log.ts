@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { dateToInt } from '../sqlite/ids.js';
+import { dateToInt } from '../rows/ids.js';
 import type { EventLog } from '../store.js';
 import { checkOut } from './check-out.js';
 

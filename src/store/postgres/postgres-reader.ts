@@ -1,33 +1,35 @@
 import type pg from 'pg';
 import type { Region } from '../../domain/catalogue.js';
 import type { Selection } from '../../domain/codes.js';
-import type { OptionType } from '../../domain/contract.js';
 import type { DatamineClass } from '../../domain/datamine.js';
-import type { TradeType } from '../../feed/events.js';
 import {
-  codeRange,
+  type CloseTuple,
+  type DailyTuple,
+  intradayRows,
+  optionTypeField,
+  parseLegs,
+  scopeKey,
+  selectionParams,
+  type TickTuple,
+  type TradeTuple,
+  tickerParams,
+  toEndOfDayRow,
+  toTickRow,
+  toTradeRow,
+  tradeParams,
+} from '../rows/answer-rows.js';
+import {
   dateToInt,
-  INSTRUMENT_IDS,
   instrumentOfId,
   intToDate,
   intToTime,
   MARKET_IDS,
   marketOfId,
   TICK_KIND_IDS,
-  tickKindOfId,
   timeToInt,
-} from '../sqlite/ids.js';
-import { FACE_VALUE_SPLIT } from '../sqlite/view-batch.js';
-import type {
-  ClosePublication,
-  CustomMarketRow,
-  DateScope,
-  EndOfDayRow,
-  IntradayRow,
-  MarketReader,
-  MarketScope,
-  TradeRow,
-} from '../store.js';
+} from '../rows/ids.js';
+import { FACE_VALUE_SPLIT } from '../rows/view-batch.js';
+import type { ClosePublication, CustomMarketRow, MarketReader } from '../store.js';
 
 /**
  * MarketReader over the PostgreSQL views: the statements of the SQLite reader
@@ -35,60 +37,6 @@ import type {
  * statements read as arrays. Bigint and numeric columns arrive as exact numbers
  * (postgres-types.ts). Every statement runs under the pool's statement_timeout.
  */
-
-type TickTuple = [
-  time: number,
-  code: string,
-  kind: number,
-  bidCents: number | null,
-  bidSize: number | null,
-  askCents: number | null,
-  askSize: number | null,
-  priceCents: number | null,
-  volume: number | null,
-  settleCents: number | null,
-  publishedAt: number | null,
-  impliedVolatility: number | null,
-  seq: number,
-];
-
-type TradeTuple = [
-  time: number,
-  code: string,
-  instrument: number,
-  tradeType: string,
-  block: number,
-  volume: number,
-  priceCents: number,
-  hours: number | null,
-  faceValueMillis: number | null,
-  mwhTenths: number | null,
-];
-
-type DailyTuple = [
-  code: string,
-  optionType: string | null,
-  bidCents: number | null,
-  bidSize: number | null,
-  askCents: number | null,
-  askSize: number | null,
-  firstCents: number | null,
-  highCents: number | null,
-  lowCents: number | null,
-  lastCents: number | null,
-  volume: number,
-  settleCents: number | null,
-  impliedVolatility: number | null,
-  openInterest: number | null,
-];
-
-type CloseTuple = [
-  code: string,
-  optionType: string | null,
-  settleCents: number | null,
-  iv: number | null,
-  oi: number | null,
-];
 
 const TICK_COLUMNS = `time, code, kind, bid_cents, bid_size, ask_cents, ask_size, price_cents, volume,
   settle_cents, published_at, implied_volatility, seq`;
@@ -199,16 +147,31 @@ const COMPILED = Object.fromEntries(Object.entries(SQL).map(([name, sql]) => [na
   ReturnType<typeof compile>
 >;
 
+/** A named statement with its parameters in order. */
+function statement(name: StatementName, params: Params): { name: string; text: string; values: unknown[] } {
+  const { text, names } = COMPILED[name];
+  const values = names.map((key) => {
+    const value = params[key];
+    if (value === undefined) throw new Error(`statement ${name} needs @${key}`);
+    return value;
+  });
+  return { name, text, values };
+}
+
+/** The ticker's statement for a query (the bench explains it to read the server's own time). */
+export function tickerStatement(query: Parameters<MarketReader['ticker']>[0]) {
+  const params = tickerParams(query);
+  return statement(params.byCode ? 'tickerByCode' : 'tickerByTime', params.values);
+}
+
 export function createPostgresReader(pool: pg.Pool): MarketReader {
   /** Rows of a named prepared statement, as arrays in column order. */
   async function rows<T>(name: StatementName, params: Params = {}): Promise<T[]> {
-    const { text, names } = COMPILED[name];
-    const values = names.map((key) => {
-      const value = params[key];
-      if (value === undefined) throw new Error(`statement ${name} needs @${key}`);
-      return value;
-    });
-    const result = await pool.query({ name, text, values, rowMode: 'array' });
+    return prepared<T>(statement(name, params));
+  }
+
+  async function prepared<T>(statement: { name: string; text: string; values: unknown[] }): Promise<T[]> {
+    const result = await pool.query({ ...statement, rowMode: 'array' });
     return result.rows as T[];
   }
 
@@ -271,33 +234,9 @@ export function createPostgresReader(pool: pg.Pool): MarketReader {
     },
 
     async ticker(query) {
-      const params = {
-        ...selectionParams(query.selection),
-        date: dateToInt(query.date),
-        from: timeToInt(query.from),
-        to: timeToInt(query.to),
-        kind: query.type === undefined ? null : TICK_KIND_IDS[query.type],
-      };
-      const found = await rows<TickTuple>(
-        query.selection.prefix === undefined ? 'tickerByTime' : 'tickerByCode',
-        params,
-      );
+      const found = await prepared<TickTuple>(tickerStatement(query));
       const { date } = query;
-      return found.map((row) => ({
-        date,
-        time: intToTime(row[0]),
-        code: row[1],
-        type: tickKindOfId(row[2]),
-        bidCents: row[3],
-        bidSize: row[4],
-        askCents: row[5],
-        askSize: row[6],
-        priceCents: row[7],
-        volume: row[8],
-        settleCents: row[9],
-        publishedAt: row[10],
-        impliedVolatility: row[11],
-      }));
+      return found.map((row) => toTickRow(date, row));
     },
 
     async tradeLog(query) {
@@ -342,10 +281,7 @@ export function createPostgresReader(pool: pg.Pool): MarketReader {
           contract,
           netCents,
           size,
-          legs: (JSON.parse(legs) as [number, number][]).map(([priceCents, ratioHundredths]) => ({
-            priceCents,
-            ratioHundredths,
-          })),
+          legs: parseLegs(legs),
         }),
       );
     },
@@ -353,24 +289,7 @@ export function createPostgresReader(pool: pg.Pool): MarketReader {
     async endOfDay(query) {
       const { date } = query;
       const found = await dailyRows(dateToInt(date), query.selection);
-      return found.map(
-        (row): EndOfDayRow => ({
-          code: row[0],
-          date,
-          ...optionTypeField(row[1]),
-          bidSize: row[3],
-          bidCents: row[2],
-          askSize: row[5],
-          askCents: row[4],
-          firstCents: row[6],
-          highCents: row[7],
-          lowCents: row[8],
-          settleCents: row[11],
-          volume: row[10],
-          openInterest: row[13],
-          impliedVolatility: row[12],
-        }),
-      );
+      return found.map((row) => toEndOfDayRow(date, row));
     },
 
     async intraday(query) {
@@ -382,31 +301,7 @@ export function createPostgresReader(pool: pg.Pool): MarketReader {
         closes(previous, query.selection),
         closes(beforePrevious, query.selection),
       ]);
-      const today = new Map(todayRows.map((row) => [row[0], row]));
-      const codes = [...new Set([...today.keys(), ...prior.keys()])].sort();
-      return codes.map((code): IntradayRow => {
-        const now = today.get(code);
-        const before = prior.get(code);
-        const openInterest = before?.[4] ?? null;
-        const earlierOi = earlier.get(code)?.[4] ?? null;
-        const volume = now?.[10] ?? 0;
-        return {
-          code,
-          ...optionTypeField(now?.[1] ?? before?.[1] ?? null),
-          bidSize: now?.[3] ?? null,
-          bidCents: now?.[2] ?? null,
-          askSize: now?.[5] ?? null,
-          askCents: now?.[4] ?? null,
-          highCents: now?.[7] ?? null,
-          lowCents: now?.[8] ?? null,
-          lastCents: now?.[9] ?? null,
-          volume: volume > 0 ? volume : null,
-          openInterest,
-          openInterestChange: openInterest !== null && earlierOi !== null ? openInterest - earlierOi : null,
-          settleCents: before?.[2] ?? null,
-          impliedVolatility: before?.[3] ?? null,
-        };
-      });
+      return intradayRows(todayRows, prior, earlier);
     },
 
     async indexValues(query) {
@@ -461,57 +356,4 @@ export function createPostgresReader(pool: pg.Pool): MarketReader {
       }));
     },
   };
-}
-
-function selectionParams(selection: Selection) {
-  const { lo, hi } = codeRange(selection.prefix);
-  return {
-    market: MARKET_IDS[selection.market],
-    instrument: INSTRUMENT_IDS[selection.instrument],
-    optionType: selection.optionType ?? null,
-    lo,
-    hi,
-  };
-}
-
-/** Trade queries take a selection or a whole market (both instruments). */
-function tradeParams(date: string, scope: Selection | MarketScope, from: string) {
-  const selection = 'instrument' in scope ? (scope as Selection) : undefined;
-  const { lo, hi } = codeRange(selection?.prefix);
-  return {
-    prefixed: selection?.prefix !== undefined,
-    values: {
-      date: dateToInt(date),
-      market: MARKET_IDS[scope.market],
-      instrument: selection ? INSTRUMENT_IDS[selection.instrument] : null,
-      optionType: selection?.optionType ?? null,
-      from: timeToInt(from),
-      lo,
-      hi,
-    },
-  };
-}
-
-function toTradeRow(date: string, row: TradeTuple): TradeRow {
-  return {
-    date,
-    time: intToTime(row[0]),
-    code: row[1],
-    instrument: instrumentOfId(row[2]),
-    tradeType: row[3] as TradeType,
-    block: row[4] === 1,
-    volume: row[5],
-    priceCents: row[6],
-    hours: row[7],
-    faceValueMillis: row[8],
-    mwhTenths: row[9],
-  };
-}
-
-function scopeKey(scope: DateScope): string {
-  return 'market' in scope ? scope.market : scope.index;
-}
-
-function optionTypeField(value: string | null): { optionType?: OptionType } {
-  return value === 'C' || value === 'P' ? { optionType: value } : {};
 }

@@ -90,13 +90,16 @@ describe.skipIf(TEST_PG_URL === undefined)('postgres store', () => {
       types: EXACT_TYPES,
     });
     try {
-      // one daily row is enough to write the sums at the next append
-      const writer = createPostgresWriter(pool, () => undefined, 'test', 'test', { maxSummedRows: 1 });
+      // one daily row is enough to write the sums at the next append, two events to send the rows
+      const writer = createPostgresWriter(pool, () => undefined, 'test', 'test', {
+        maxSummedRows: 1,
+        maxBufferedEvents: 2,
+      });
       const batch = await writer.begin();
       for (const [index, event] of [...events.slice(10)].entries()) {
         await batch.append([event]);
         if (index === 5) {
-          // this append writes the sums, then fails: they roll back with it and stay summed
+          // refused before anything is written: the sums and rows of the batch stay as they were
           await expect(batch.append([trade(D1, 6, '103000', 'BNH2026', 1, 1)])).rejects.toThrow(
             EventConflictError,
           );

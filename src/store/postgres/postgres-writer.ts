@@ -1,20 +1,19 @@
 import type pg from 'pg';
-import type { Contract } from '../../domain/contract.js';
-import { multiplyExact } from '../../domain/decimal.js';
 import { EventConflictError } from '../event-conflict-error.js';
-import { type ContractInfo, contractInfo } from '../sqlite/contract-info.js';
-import { dateToInt, INSTRUMENT_IDS, MARKET_IDS, TICK_KIND_IDS, timeToInt } from '../sqlite/ids.js';
-import { type ContractKey, type Settle, ViewBatch, type ViewStatements } from '../sqlite/view-batch.js';
-import type {
-  AppendNotice,
-  AppendResult,
-  MarketWriter,
-  ValidatedEvent,
-  ValidatedTrade,
-  WriteBatch,
-} from '../store.js';
+import {
+  CUSTOM_MARKET_COLUMNS,
+  EVENT_COLUMNS,
+  EventRows,
+  MESSAGE_COLUMNS,
+  TICK_COLUMNS,
+  TRADE_COLUMNS,
+} from '../rows/event-rows.js';
+import { dateToInt } from '../rows/ids.js';
+import { type Classified, sortReplays } from '../rows/replays.js';
+import { ViewBatch, type ViewStatements } from '../rows/view-batch.js';
+import type { AppendNotice, AppendResult, MarketWriter, ValidatedEvent, WriteBatch } from '../store.js';
 import { checkOut } from './check-out.js';
-import { CopyRows } from './copy-rows.js';
+import { CopyRows, copyIn } from './copy-rows.js';
 import { Partitions } from './postgres-partitions.js';
 import {
   CONTRACTS,
@@ -33,15 +32,22 @@ import {
 /**
  * Appends events and maintains every view in the same transaction, exactly as the SQLite
  * writer does (sqlite/sqlite-writer.ts): a batch is sorted into new events and replays, new
- * events go to the log and their own tables (COPY), and the summary views are summed in the
- * same ViewBatch (sqlite/view-batch.ts, so both stores merge by the same rules) and upserted
- * once per touched row with multi-row statements. Round trips are few (docs/benchmarks.md,
- * PostgreSQL): BEGIN, the lock and the stored seqs go as one query, the small upserts of a step
- * as one statement (upsertTogether), and a date with no event stored before the transaction has
- * no view rows either, so its daily rows are COPYed instead of upserted. The version row is
- * locked for the whole transaction, so writers of other processes queue behind it as SQLite's
- * BEGIN IMMEDIATE does. After each commit that added events, `notify` runs in this process and
- * NOTIFY tells the others (postgres-notices.ts).
+ * events go to the log and their own tables, and the summary views are summed, both by the
+ * adapters' shared rows/event-rows.ts and rows/view-batch.ts (so both stores build and merge
+ * by the same rules), then upserted once per touched row with multi-row statements.
+ *
+ * Round trips are few and the process does not wait on them (docs/benchmarks.md, PostgreSQL):
+ * BEGIN, the lock and the stored seqs go as one query; a transaction's rows are buffered and
+ * COPYed once per table (a long batch's in parts of maxBufferedEvents), queued on the
+ * connection while the process sums the views or reads the batch's next part (send, settle);
+ * the version, revisions, days, datamine and index values go as one statement with the NOTIFY
+ * (upsertTogether); a date with no event stored before the transaction has no view rows
+ * either, so its daily rows are COPYed instead of upserted. Appends of a batch write nothing
+ * before they are classified, so a refused one needs no savepoint; any other failure leaves
+ * the batch only to roll back. The version row is locked for the whole transaction, so
+ * writers of other processes queue behind it as SQLite's BEGIN IMMEDIATE does. After each
+ * commit that added events, `notify` runs in this process and NOTIFY tells the others
+ * (postgres-notices.ts).
  */
 export function createPostgresWriter(
   pool: pg.Pool,
@@ -49,76 +55,21 @@ export function createPostgresWriter(
   /** NOTIFY's channel of the store and this store's origin (postgres-notices.ts). */
   channel: string,
   origin: string,
-  options: { readonly maxSummedRows?: number } = {},
+  options: { readonly maxSummedRows?: number; readonly maxBufferedEvents?: number } = {},
 ): MarketWriter & { readonly rollbackOpenBatch: () => Promise<void> } {
   const maxSummedRows = options.maxSummedRows ?? MAX_SUMMED_ROWS;
-  const eventRows = new CopyRows('events', [
-    ['date', 'integer'],
-    ['seq', 'bigint'],
-    ['id', 'bigint'],
-    ['type', 'text'],
-    ['line', 'text'],
-  ]);
-  const tickRows = new CopyRows('ticks', [
-    ['date', 'integer'],
-    ['seq', 'bigint'],
-    ['time', 'integer'],
-    ['market', 'smallint'],
-    ['instrument', 'smallint'],
-    ['code', 'text'],
-    ['option_type', 'text'],
-    ['kind', 'smallint'],
-    ['bid_cents', 'bigint'],
-    ['bid_size', 'bigint'],
-    ['ask_cents', 'bigint'],
-    ['ask_size', 'bigint'],
-    ['price_cents', 'bigint'],
-    ['volume', 'bigint'],
-    ['settle_cents', 'bigint'],
-    ['published_at', 'bigint'],
-    ['implied_volatility', 'bigint'],
-  ]);
-  const tradeRows = new CopyRows('trades', [
-    ['date', 'integer'],
-    ['seq', 'bigint'],
-    ['time', 'integer'],
-    ['market', 'smallint'],
-    ['instrument', 'smallint'],
-    ['code', 'text'],
-    ['option_type', 'text'],
-    ['trade_type', 'text'],
-    ['block', 'smallint'],
-    ['volume', 'bigint'],
-    ['price_cents', 'bigint'],
-    ['hours', 'integer'],
-    ['face_value_millis', 'bigint'],
-    ['mwh_tenths', 'bigint'],
-    ['grp', 'text'],
-  ]);
+  const maxBufferedEvents = options.maxBufferedEvents ?? MAX_BUFFERED_EVENTS;
+  const eventRows = new CopyRows('events', EVENT_COLUMNS);
+  const tickRows = new CopyRows('ticks', TICK_COLUMNS);
+  const tradeRows = new CopyRows('trades', TRADE_COLUMNS);
   /** Daily rows of fresh dates (freshDates), columns in ViewBatch's order as DAILY's. */
   const dailyRows = new CopyRows('daily', DAILY.columns);
-  const messageRows = new CopyRows('messages', [
-    ['date', 'integer'],
-    ['seq', 'bigint'],
-    ['time', 'integer'],
-    ['market', 'smallint'],
-    ['board', 'text'],
-    ['text', 'text'],
-  ]);
-  const customRows = new CopyRows('custom_markets', [
-    ['date', 'integer'],
-    ['seq', 'bigint'],
-    ['time', 'integer'],
-    ['market', 'smallint'],
-    ['contract', 'text'],
-    ['net_cents', 'bigint'],
-    ['size', 'bigint'],
-    ['legs', 'text'],
-  ]);
-  /** Index values by (name, date, year): the highest seq of the append wins, as in the upsert. */
+  const messageRows = new CopyRows('messages', MESSAGE_COLUMNS);
+  const customRows = new CopyRows('custom_markets', CUSTOM_MARKET_COLUMNS);
+  /** Index values by (name, date, year): the highest seq of the transaction wins, as in the upsert. */
   let indexRows = new Map<string, [string, number, number, number, number]>();
-  /** Contracts first seen by this append, inserted before the rows that name them. */
-  let newContracts: ContractInfo[] = [];
+  /** Rows of the contracts first seen by the transaction, inserted before the rows that name them. */
+  let newContracts: Row[] = [];
   const partitions = new Partitions();
   const views = new ViewBatch();
   /** Dates with a settle in the view sums: their stored settles are read before the write. */
@@ -129,301 +80,106 @@ export function createPostgresWriter(
    * stored settles. Emptied at every commit or failure (an upsert is always right).
    */
   const freshDates = new Set<number>();
-  /** Small upserts of the current step, sent together (upsertTogether) when its rows are flushed. */
+  /** Small upserts of the views last written, sent together (upsertTogether) with the commit's. */
   let pending: [Upsert, Row[]][] = [];
-  /** Codes known to be in the contracts table; a cache, dropped whenever a transaction fails. */
-  let knownCodes = new Set<string>();
-  const contracts = new Map<string, { info: ContractInfo; key: ContractKey }>();
-
-  function entryOf(contract: Contract): { info: ContractInfo; key: ContractKey } {
-    let entry = contracts.get(contract.code);
-    if (!entry) {
-      const info = contractInfo(contract);
-      const key: ContractKey = {
-        market: MARKET_IDS[info.market],
-        instrument: INSTRUMENT_IDS[info.instrument],
-        code: info.code,
-        optionType: info.optionType,
-      };
-      entry = { info, key };
-      contracts.set(contract.code, entry);
-    }
-    return entry;
-  }
-
-  function register(contract: Contract): { info: ContractInfo; key: ContractKey } {
-    const entry = entryOf(contract);
-    if (!knownCodes.has(contract.code)) {
-      newContracts.push(entry.info);
-      knownCodes.add(contract.code);
-    }
-    return entry;
-  }
-
-  function pushTick(
-    date: number,
-    seq: number,
-    time: number,
-    key: ContractKey,
-    kind: number,
-    values: readonly (number | null)[],
-  ): void {
-    tickRows.push(date, seq, time, key.market, key.instrument, key.code, key.optionType, kind, ...values);
-  }
-
-  function pushSupersededSettle(date: number, key: ContractKey, settle: Settle): void {
-    pushTick(date, settle.seq, settle.time, key, TICK_KIND_IDS.settle, [
-      null,
-      null,
-      null,
-      null,
-      null,
-      null,
-      settle.settleCents,
-      settle.publishedAt,
-      settle.impliedVolatility,
-    ]);
-  }
-
-  function tradeAmounts(event: ValidatedTrade, info: ContractInfo) {
-    const hours = info.hours;
-    return {
-      hours,
-      faceValueMillis:
-        hours === null ? null : multiplyExact(event.volume, event.priceCents, hours, info.mwTenths),
-      mwhTenths: hours === null ? null : multiplyExact(event.volume, hours, info.mwTenths),
-    };
-  }
-
-  function writeRows(event: ValidatedEvent, date: number): void {
-    const time = timeToInt(event.time);
-    switch (event.type) {
-      case 'book': {
-        const { key } = register(event.contract);
-        pushTick(date, event.seq, time, key, TICK_KIND_IDS.book, [
-          event.bidCents,
-          event.bidSize,
-          event.askCents,
-          event.askSize,
-          null,
-          null,
-          null,
-          null,
-          null,
-        ]);
-        return;
-      }
-      case 'trade': {
-        const { info, key } = register(event.contract);
-        const { hours, faceValueMillis, mwhTenths } = tradeAmounts(event, info);
-        pushTick(date, event.seq, time, key, TICK_KIND_IDS.trade, [
-          null,
-          null,
-          null,
-          null,
-          event.priceCents,
-          event.volume,
-          null,
-          null,
-          null,
-        ]);
-        tradeRows.push(
-          date,
-          event.seq,
-          time,
-          key.market,
-          key.instrument,
-          key.code,
-          key.optionType,
-          event.tradeType,
-          event.block ? 1 : 0,
-          event.volume,
-          event.priceCents,
-          hours,
-          faceValueMillis,
-          mwhTenths,
-          event.group,
-        );
-        return;
-      }
-      case 'settle':
-      case 'open_interest':
-        register(event.contract);
-        return;
-      case 'message':
-        messageRows.push(date, event.seq, time, MARKET_IDS[event.market], event.board, event.text);
-        return;
-      case 'custom_market':
-        customRows.push(
-          date,
-          event.seq,
-          time,
-          MARKET_IDS[event.market],
-          event.contract,
-          event.netCents,
-          event.size,
-          JSON.stringify(event.legs.map((leg) => [leg.priceCents, leg.ratioHundredths])),
-        );
-        return;
-      case 'index': {
-        const key = `${event.index}|${date}|${event.year}`;
+  const rows = new EventRows(
+    {
+      contract: (row) => newContracts.push(row),
+      tick: (row) => tickRows.pushRow(row),
+      trade: (row) => tradeRows.pushRow(row),
+      message: (row) => messageRows.pushRow(row),
+      customMarket: (row) => customRows.pushRow(row),
+      indexValue(name, date, year, valueCents, seq) {
+        const key = `${name}|${date}|${year}`;
         const known = indexRows.get(key);
-        if (!known || known[4] < event.seq) {
-          indexRows.set(key, [event.index, date, event.year, event.valueCents, event.seq]);
-        }
-        return;
-      }
-    }
-  }
-
-  function sumViews(event: ValidatedEvent, date: number): void {
-    const time = timeToInt(event.time);
-    switch (event.type) {
-      case 'book': {
-        const { info, key } = entryOf(event.contract);
-        views.touchDay(info.market, date, time);
-        views.book(date, key, event.seq, event.bidCents, event.bidSize, event.askCents, event.askSize);
-        return;
-      }
-      case 'trade': {
-        const { info, key } = entryOf(event.contract);
-        views.touchDay(info.market, date, time);
-        const onScreen = event.tradeType === 'N' && !event.block;
-        views.trade(date, key, event.seq, event.priceCents, event.volume, onScreen);
-        if (info.datamineClass !== null) {
-          const { faceValueMillis, mwhTenths } = tradeAmounts(event, info);
-          views.datamineTrade(
-            {
-              market: key.market,
-              date,
-              region: info.region,
-              productClass: info.datamineClass,
-              block: event.block ? 1 : 0,
-              efp: event.tradeType === 'E' ? 1 : 0,
-            },
-            {
-              volume: event.volume,
-              qeThirds: multiplyExact(event.volume, info.qeThirds),
-              mwhTenths: mwhTenths ?? 0,
-              faceValueMillis: faceValueMillis ?? 0,
-            },
-          );
-        }
-        return;
-      }
-      case 'settle': {
-        const { info, key } = entryOf(event.contract);
-        views.touchDay(info.market, date, time);
-        settleDates.add(date);
-        views.settle(date, key, {
-          seq: event.seq,
-          time,
-          settleCents: event.settleCents,
-          publishedAt: event.publishedAt,
-          impliedVolatility: event.impliedVolatility,
-        });
-        return;
-      }
-      case 'open_interest': {
-        const { info, key } = entryOf(event.contract);
-        views.touchDay(info.market, date, time);
-        views.openInterest(date, key, event.seq, event.openInterest);
-        return;
-      }
-      case 'message':
-      case 'custom_market':
-        views.touchDay(event.market, date, time);
-        return;
-      case 'index':
-        views.touchDay(event.index, date, time);
-        return;
-      default:
-        event satisfies never;
-    }
-  }
+        if (!known || known[4] < seq) indexRows.set(key, [name, date, year, valueCents, seq]);
+      },
+    },
+    views,
+  );
 
   /**
-   * Opens the step (`opening`: BEGIN, or a savepoint in a batch), sorts the events into new
-   * ones and replays, and buffers the new events' rows; the version and the touched dates'
-   * revisions join the step's pending upserts.
+   * Sorts the events into new ones and replays and buffers the new events' rows; `opening`
+   * (BEGIN) goes with the first query. The transaction's first append takes the version lock
+   * and the version; a date met for the first time costs one query for its highest stored seq,
+   * which classify needs. Nothing is written here, so a refused append (EventConflictError)
+   * leaves the transaction as it was: no savepoint is needed.
    */
   async function writeEvents(
-    client: pg.ClientBase,
-    opening: string,
+    open: Transaction,
     events: readonly ValidatedEvent[],
-  ): Promise<{ fresh: number[]; skipped: number; revisions: Map<string, number>; dates: number[] }> {
+    opening?: string,
+  ): Promise<{ fresh: number[]; skipped: number; dates: number[] }> {
+    const { client, highest } = open;
     const dates = events.map((event) => dateToInt(event.date));
+    const unmet = new Set(dates.filter((date) => !highest.has(date)));
+    const statements = opening === undefined ? [] : [opening];
     // The lock comes first: another process's writer may be about to store the same events.
-    // One simple query (no parameters: the dates are integers written out) for all three.
-    const results = (await client.query(
-      `${opening}; SELECT value FROM meta WHERE key = 'version' FOR UPDATE;
-       SELECT d, (SELECT max(seq) FROM events WHERE date = d) FROM unnest('{${integerList(new Set(dates))}}'::integer[]) AS d`,
-    )) as unknown as pg.QueryResult[];
-    const locked = results[1]?.rows[0] as { value: string | number } | undefined;
-    const highest = new Map<number, number | null>();
-    for (const row of results[2]?.rows ?? [])
-      highest.set(Number(row.d), row.max === null ? null : Number(row.max));
-    for (const [date, seq] of highest) if (seq === null) freshDates.add(date);
-    const { fresh, skipped } = await classify(client, events, dates, highest);
-    const revisions = new Map<string, number>();
-    if (fresh.length === 0) return { fresh, skipped, revisions, dates };
-    let version = Number(locked?.value ?? 0);
+    if (open.version === undefined)
+      statements.push("SELECT value FROM meta WHERE key = 'version' FOR UPDATE");
+    // No parameters (the dates are integers written out), so the statements go as one query.
+    if (unmet.size > 0) {
+      statements.push(
+        `SELECT d, (SELECT max(seq) FROM events WHERE date = d) FROM unnest('{${integerList(unmet)}}'::integer[]) AS d`,
+      );
+    }
+    if (statements.length > 0) {
+      const sent = (await client.query(statements.join('; '))) as pg.QueryResult | pg.QueryResult[];
+      const results = Array.isArray(sent) ? sent : [sent];
+      let next = opening === undefined ? 0 : 1;
+      if (open.version === undefined) {
+        const locked = results[next++]?.rows[0] as { value: string | number } | undefined;
+        open.version = Number(locked?.value ?? 0);
+      }
+      for (const row of unmet.size > 0 ? (results[next]?.rows ?? []) : []) {
+        const date = Number(row.d);
+        highest.set(date, row.max === null ? -1 : Number(row.max));
+        if (row.max === null) freshDates.add(date);
+      }
+    }
+    // A replay is looked up in the table: rows still buffered are written first.
+    const { fresh, skipped } = await classify(events, dates, highest, async (probeDates, probeSeqs) => {
+      sendRows(open);
+      await settle(open);
+      return lookUp(client, probeDates, probeSeqs);
+    });
+    if (fresh.length === 0) return { fresh, skipped, dates };
+    let version = open.version ?? 0;
     const touched = new Set<number>();
     for (const index of fresh) {
       const event = events[index] as ValidatedEvent;
       const date = dates[index] as number;
       version += 1;
-      eventRows.push(date, event.seq, version, event.type, event.line);
-      writeRows(event, date);
+      eventRows.pushRow([date, event.seq, version, event.type, event.line]);
+      rows.write(event, date);
       touched.add(date);
-      revisions.set(event.date, version);
+      open.revisions.set(event.date, version);
+      if (event.seq > (highest.get(date) ?? -1)) highest.set(date, event.seq);
     }
+    open.version = version;
     await partitions.ensure(client, touched);
-    await insertContracts(client);
-    pending.push([VERSION, [['version', version]]]);
-    pending.push([DAY_REVISIONS, [...revisions].map(([date, revision]) => [dateToInt(date), revision])]);
-    return { fresh, skipped, revisions, dates };
+    return { fresh, skipped, dates };
   }
 
-  async function insertContracts(client: pg.ClientBase): Promise<void> {
-    if (newContracts.length === 0) return;
-    const rows = newContracts.map((info) => [
-      info.code,
-      MARKET_IDS[info.market],
-      INSTRUMENT_IDS[info.instrument],
-      info.root,
-      info.month,
-      info.year,
-      info.strikeCents,
-      info.optionType,
-      info.hours,
-      info.mwTenths,
-      info.datamineClass,
-      info.region,
-      info.qeThirds,
-    ]);
+  /** Rows for the contracts first seen since the last call (inserted before the rows naming them). */
+  function takeContracts(): Row[] {
+    const taken = newContracts;
     newContracts = [];
-    await upsertRows(client, CONTRACTS, rows);
-  }
-
-  /** `dates`: each event's date as an integer (writeEvents made them once). */
-  function sumAll(
-    events: readonly ValidatedEvent[],
-    fresh: readonly number[],
-    dates: readonly number[],
-  ): void {
-    for (const index of fresh) sumViews(events[index] as ValidatedEvent, dates[index] as number);
+    return taken;
   }
 
   /**
    * Upserts the summed views. ViewBatch.write is synchronous and made for prepared statements:
    * it gets the stored settles read beforehand and statements that collect its rows, which are
-   * then upserted in bulk. Superseded settles land in tickRows, so flushRows follows.
+   * then upserted in bulk. Superseded settles land in tickRows, so sendRows follows. The
+   * statements are sent, not awaited (settled by sendRows or finish).
    */
-  async function writeViews(client: pg.ClientBase): Promise<void> {
+  async function writeViews(open: Transaction): Promise<void> {
+    const { client } = open;
     const stored = new Map<number, unknown[][]>();
     const storedSettleDates = [...settleDates].filter((date) => !freshDates.has(date));
     if (storedSettleDates.length > 0) {
+      await settle(open);
       const result = await client.query({
         text: `SELECT date, code, settle_seq, settle_time, settle_cents, published_at, implied_volatility
           FROM daily WHERE date = ANY($1::integer[]) AND settle_seq IS NOT NULL`,
@@ -449,17 +205,27 @@ export function createPostgresWriter(
       datamine: { run: (...row: unknown[]) => datamine.push(row as Row) },
       storedSettles: { all: (date: unknown) => stored.get(date as number) ?? [] },
     };
-    views.write(collecting, pushSupersededSettle);
+    views.write(collecting, rows.supersededSettle);
+    clearViews();
     const stale: Row[] = [];
     for (const row of daily) {
       if (freshDates.has(row[0] as number)) dailyRows.push(...row);
       else stale.push(row);
     }
-    await dailyRows.flush(client);
-    await upsertRows(client, DAILY, stale);
+    const fresh = dailyRows.take();
+    if (fresh) send(open, () => copyIn(client, fresh));
+    if (stale.length > 0) send(open, () => upsertRows(client, DAILY, stale));
     // From here on these dates have view rows: later writes of the transaction merge into them.
     freshDates.clear();
-    pending.push([DAYS, days], [DATAMINE, datamine]);
+    // The summary rows of an earlier write of the views go first (an upsert names a row once).
+    if (pending.length > 0) {
+      const earlier = pending;
+      send(open, () => upsertTogether(client, earlier));
+    }
+    pending = [
+      [DAYS, days],
+      [DATAMINE, datamine],
+    ];
   }
 
   function clearViews(): void {
@@ -468,44 +234,127 @@ export function createPostgresWriter(
   }
 
   /**
-   * Writes the buffered rows and the step's pending upserts; with `added` > 0 also the NOTIFY
+   * Sends the new contracts and the buffered rows, one COPY per table. They are taken out of
+   * the buffers now and written in order while the process goes on (send; settle waits).
+   */
+  function sendRows(open: Transaction): void {
+    const { client } = open;
+    const contractRows = takeContracts();
+    if (contractRows.length > 0) send(open, () => upsertRows(client, CONTRACTS, contractRows));
+    for (const table of [eventRows, tickRows, tradeRows, messageRows, customRows]) {
+      const data = table.take();
+      if (data) send(open, () => copyIn(client, data));
+    }
+  }
+
+  /**
+   * Queues a write on the transaction's connection, after those queued before it, and does not
+   * wait for it: the process goes on summing or reading while the server works. settle() waits
+   * for all and throws the first failure; after a failure the rest are not sent (the
+   * transaction is lost anyway). Every other use of the connection settles first.
+   */
+  function send(open: Transaction, write: () => Promise<unknown>): void {
+    open.sending = open.sending.then(async () => {
+      if (open.failure !== undefined) return;
+      try {
+        await write();
+      } catch (error) {
+        open.failure = error;
+      }
+    });
+  }
+
+  async function settle(open: Transaction): Promise<void> {
+    await open.sending;
+    if (open.failure !== undefined) throw open.failure;
+  }
+
+  /**
+   * Everything still to write before COMMIT: the summed views, the buffered rows, the version,
+   * the days' revisions, the index values and, when the transaction added events, the NOTIFY
    * that tells other processes (delivered at commit, and only if it commits).
    */
-  async function flushRows(client: pg.ClientBase, added = 0): Promise<void> {
-    await eventRows.flush(client);
-    await tickRows.flush(client);
-    await tradeRows.flush(client);
-    await messageRows.flush(client);
-    await customRows.flush(client);
+  async function finish(open: Transaction): Promise<void> {
+    await writeViews(open);
     if (indexRows.size > 0) {
       pending.push([INDEX_VALUES, [...indexRows.values()]]);
       indexRows = new Map();
     }
+    if (open.added > 0) {
+      pending.push([VERSION, [['version', open.version ?? 0]]]);
+      pending.push([
+        DAY_REVISIONS,
+        [...open.revisions].map(([date, revision]) => [dateToInt(date), revision]),
+      ]);
+    }
     const parts = pending;
     pending = [];
     // The payload names the origin and when it was sent: replicas measure their notice delay.
-    await upsertTogether(client, parts, added > 0 ? [channel, `${origin} ${Date.now()}`] : undefined);
+    const notice = open.added > 0 ? ([channel, `${origin} ${Date.now()}`] as const) : undefined;
+    send(open, () => upsertTogether(open.client, parts, notice));
+    sendRows(open);
+    await settle(open);
   }
 
   function forgetRows(): void {
-    for (const rows of [eventRows, tickRows, tradeRows, messageRows, customRows, dailyRows]) rows.clear();
+    for (const table of [eventRows, tickRows, tradeRows, messageRows, customRows, dailyRows]) table.clear();
     indexRows = new Map();
     pending = [];
     freshDates.clear();
     newContracts = [];
-    knownCodes = new Set();
+    rows.forgetContracts();
     partitions.forget();
+    clearViews();
   }
 
   /**
    * After a commit that added events: the version it committed is the last id it assigned, the
    * highest of its days' revisions (a later commit of another process does not blur it).
    */
-  function announce(added: number, revisions: Map<string, number>): void {
-    if (added === 0) return;
-    const version = Math.max(...revisions.values());
-    const dates = [...revisions.keys()].sort();
-    notify({ version, added, dates, revisions });
+  function announce(open: Transaction): void {
+    if (open.added === 0) return;
+    const version = Math.max(...open.revisions.values());
+    const dates = [...open.revisions.keys()].sort();
+    notify({ version, added: open.added, dates, revisions: open.revisions });
+  }
+
+  /**
+   * One append's events: classified, their rows buffered and their views summed. The rows are
+   * sent before the views are summed when `sendNow` or when a long batch has buffered enough
+   * (memory): the server loads them while this process sums, or reads the batch's next part.
+   */
+  async function appendTo(
+    open: Transaction,
+    events: readonly ValidatedEvent[],
+    { opening, sendNow = false }: { opening?: string; sendNow?: boolean } = {},
+  ): Promise<AppendResult> {
+    const { fresh, skipped, dates } = await writeEvents(open, events, opening);
+    // The sums of earlier appends go out before they grow too large (as SQLite does).
+    if (views.size >= maxSummedRows) await writeViews(open);
+    if (sendNow || eventRows.size >= maxBufferedEvents) sendRows(open);
+    for (const index of fresh) {
+      const event = events[index] as ValidatedEvent;
+      const date = dates[index] as number;
+      // stored settles of these dates are read before the views are written
+      if (event.type === 'settle') settleDates.add(date);
+      rows.sum(event, date);
+    }
+    open.added += fresh.length;
+    open.skipped += skipped;
+    return { added: fresh.length, skipped };
+  }
+
+  function transaction(client: pg.ClientBase): Transaction {
+    return {
+      client,
+      version: undefined,
+      highest: new Map(),
+      revisions: new Map(),
+      added: 0,
+      skipped: 0,
+      sending: Promise.resolve(),
+      failure: undefined,
+    };
   }
 
   let openBatch: WriteBatch | undefined;
@@ -514,26 +363,24 @@ export function createPostgresWriter(
 
   async function appendAlone(events: readonly ValidatedEvent[]): Promise<AppendResult> {
     const client = await checkOut(pool);
-    let result: { fresh: number[]; skipped: number; revisions: Map<string, number>; dates: number[] };
+    const open = transaction(client);
     try {
+      let result: AppendResult;
       try {
-        result = await writeEvents(client, 'BEGIN', events);
-        sumAll(events, result.fresh, result.dates);
-        await writeViews(client);
-        clearViews();
-        await flushRows(client, result.fresh.length);
+        result = await appendTo(open, events, { opening: 'BEGIN', sendNow: true });
+        await finish(open);
         await client.query('COMMIT');
       } catch (error) {
         forgetRows();
-        clearViews();
+        await settle(open).catch(() => undefined);
         await client.query('ROLLBACK').catch(() => undefined);
         throw error;
       }
-      announce(result.fresh.length, result.revisions);
+      announce(open);
+      return result;
     } finally {
       client.release();
     }
-    return { added: result.fresh.length, skipped: result.skipped };
   }
 
   return {
@@ -561,62 +408,51 @@ export function createPostgresWriter(
         openBatch = undefined;
         throw error;
       }
-      const revisions = new Map<string, number>();
-      let added = 0;
-      let skipped = 0;
-      let open = true;
-      let savepoints = 0;
+      const open = transaction(client);
+      let state: 'open' | 'closed' | Error = 'open';
+      const usable = () => {
+        if (state === 'closed') throw new Error('the write batch is closed');
+        if (state !== 'open') throw new Error(`the write batch failed (${state.message}): roll it back`);
+      };
       const close = () => {
-        open = false;
+        state = 'closed';
         openBatch = undefined;
         client.release();
       };
       const batch: WriteBatch = {
         async append(events) {
-          if (!open) throw new Error('the write batch is closed');
-          // Each append is a savepoint: a failed append leaves the batch as it was before it.
-          const savepoint = `append_${++savepoints}`;
-          let outcome: { fresh: number[]; skipped: number; revisions: Map<string, number>; dates: number[] };
-          let wroteViews = false;
+          usable();
           try {
-            outcome = await writeEvents(client, `SAVEPOINT ${savepoint}`, events);
-            // The sums of earlier appends go out before they grow too large (as SQLite does).
-            wroteViews = views.size >= maxSummedRows;
-            if (wroteViews) await writeViews(client);
-            await flushRows(client);
-            await client.query(`RELEASE SAVEPOINT ${savepoint}`);
+            await settle(open);
+            return await appendTo(open, events);
           } catch (error) {
-            forgetRows();
-            await client.query(`ROLLBACK TO SAVEPOINT ${savepoint}`).catch(() => undefined);
+            // A refused append wrote nothing and changed nothing: the batch goes on. Anything
+            // else may have lost buffered rows or aborted the transaction: only rollback is left.
+            if (!(error instanceof EventConflictError)) {
+              state = error instanceof Error ? error : new Error(String(error));
+              forgetRows();
+            }
             throw error;
           }
-          if (wroteViews) clearViews();
-          sumAll(events, outcome.fresh, outcome.dates);
-          for (const [date, revision] of outcome.revisions) revisions.set(date, revision);
-          added += outcome.fresh.length;
-          skipped += outcome.skipped;
-          return { added: outcome.fresh.length, skipped: outcome.skipped };
         },
         async commit() {
-          if (!open) throw new Error('the write batch is closed');
+          usable();
           try {
-            await writeViews(client);
-            await flushRows(client, added);
+            await finish(open);
             await client.query('COMMIT');
           } catch (error) {
             await batch.rollback();
             throw error;
           }
-          clearViews();
           close();
-          announce(added, revisions);
-          return { added, skipped };
+          announce(open);
+          return { added: open.added, skipped: open.skipped };
         },
         async rollback() {
-          if (!open) return;
+          if (state === 'closed') return;
           forgetRows();
-          clearViews();
           try {
+            await settle(open).catch(() => undefined);
             await client.query('ROLLBACK');
           } finally {
             close();
@@ -634,63 +470,71 @@ export function createPostgresWriter(
   };
 }
 
+/** What a transaction of the writer knows beyond its buffered rows. */
+interface Transaction {
+  readonly client: pg.ClientBase;
+  /** The last event id assigned; read under the version lock by the first append. */
+  version: number | undefined;
+  /** Per date met: the highest seq stored or written by this transaction, -1 for none. */
+  readonly highest: Map<number, number>;
+  /** Per date: the highest event id this transaction gave it. */
+  readonly revisions: Map<string, number>;
+  added: number;
+  skipped: number;
+  /** Writes sent and not yet awaited (send, settle), and the first of them that failed. */
+  sending: Promise<void>;
+  failure: unknown;
+}
+
 /**
  * Idempotency (as sqlite/event-identity.ts): an event is a replay when its (date, seq) is
- * stored, or earlier in the same batch, with an identical line; with a different line it is a
- * conflict, and nothing of the batch is written. A feed mostly arrives in seq order, so the
- * highest stored seq of each date is read first (`stored`, by writeEvents), and only events at
- * or below it are looked up (in one query for the batch).
+ * stored, or earlier in the same transaction, with an identical line; with a different line it
+ * is a conflict, and nothing of the append is written. A feed mostly arrives in seq order, so
+ * only events at or below the highest seq of their date (`highest`: stored or written by the
+ * transaction) are looked up, in one query for the append (`lookUp`).
  */
 async function classify(
-  client: pg.ClientBase,
   events: readonly ValidatedEvent[],
   dates: readonly number[],
-  stored: ReadonlyMap<number, number | null>,
-): Promise<{ fresh: number[]; skipped: number }> {
+  highest: ReadonlyMap<number, number>,
+  lookUp: (dates: number[], seqs: number[]) => Promise<[number, number, string][]>,
+): Promise<Classified> {
   const probeDates: number[] = [];
   const probeSeqs: number[] = [];
   events.forEach((event, index) => {
     const date = dates[index] as number;
-    if (event.seq <= (stored.get(date) ?? -1)) {
+    if (event.seq <= (highest.get(date) ?? -1)) {
       probeDates.push(date);
       probeSeqs.push(event.seq);
     }
   });
-  // lines by date, then seq: numeric keys, no string built per event
   const known = new Map<number, Map<number, string>>();
-  const ofDate = (date: number): Map<number, string> => {
-    let lines = known.get(date);
-    if (!lines) {
-      lines = new Map();
-      known.set(date, lines);
-    }
-    return lines;
-  };
   if (probeDates.length > 0) {
-    const result = await client.query({
-      text: `SELECT e.date, e.seq, e.line FROM events e
-        JOIN unnest($1::integer[], $2::bigint[]) AS k(date, seq) ON e.date = k.date AND e.seq = k.seq`,
-      values: [probeDates, probeSeqs],
-      rowMode: 'array',
-    });
-    for (const [date, seq, line] of result.rows as [number, number, string][]) ofDate(date).set(seq, line);
-  }
-  const fresh: number[] = [];
-  let skipped = 0;
-  for (let index = 0; index < events.length; index += 1) {
-    const event = events[index] as ValidatedEvent;
-    const lines = ofDate(dates[index] as number);
-    const line = lines.get(event.seq);
-    if (line === undefined) {
-      lines.set(event.seq, event.line);
-      fresh.push(index);
-    } else if (line === event.line) {
-      skipped += 1;
-    } else {
-      throw new EventConflictError(index, event.date, event.seq);
+    for (const [date, seq, line] of await lookUp(probeDates, probeSeqs)) {
+      let lines = known.get(date);
+      if (!lines) {
+        lines = new Map();
+        known.set(date, lines);
+      }
+      lines.set(seq, line);
     }
   }
-  return { fresh, skipped };
+  return sortReplays(events, dates, (date, seq) => known.get(date)?.get(seq));
+}
+
+/** The stored lines of these (date, seq) pairs, in one query. */
+async function lookUp(
+  client: pg.ClientBase,
+  dates: number[],
+  seqs: number[],
+): Promise<[number, number, string][]> {
+  const result = await client.query({
+    text: `SELECT e.date, e.seq, e.line FROM events e
+      JOIN unnest($1::integer[], $2::bigint[]) AS k(date, seq) ON e.date = k.date AND e.seq = k.seq`,
+    values: [dates, seqs],
+    rowMode: 'array',
+  });
+  return result.rows as [number, number, string][];
 }
 
 /** Integers written out for an array literal; anything else is a programming error. */
@@ -702,3 +546,8 @@ function integerList(values: Iterable<number>): string {
 
 /** Daily rows summed in memory across the appends of a batch before they are written (as SQLite). */
 const MAX_SUMMED_ROWS = 50_000;
+/**
+ * New events whose rows a batch buffers before it sends them (about 400 bytes of COPY data an
+ * event with its ticker and trade rows): few COPYs for a long file, bounded memory.
+ */
+const MAX_BUFFERED_EVENTS = 32_768;

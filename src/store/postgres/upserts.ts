@@ -1,10 +1,10 @@
 import type pg from 'pg';
-import { FACE_VALUE_SPLIT } from '../sqlite/view-batch.js';
+import { FACE_VALUE_SPLIT } from '../rows/view-batch.js';
 import { CopyRows } from './copy-rows.js';
 
 /**
  * Multi-row inserts and upserts of the writer: the contracts, the summary views (with the merge
- * rules of sqlite/view-batch.ts) and index values. Rows go in one of two ways: up to
+ * rules of rows/view-batch.ts) and index values. Rows go in one of two ways: up to
  * STAGE_ABOVE rows as one statement with one array per column (unnest), more through COPY into
  * a temporary table and one INSERT ... SELECT from it (about twice as fast for thousands of
  * rows, but a temporary table costs catalog work a small live append should not pay). The rows

@@ -1,15 +1,7 @@
 import type Database from 'better-sqlite3';
-import { EventConflictError } from '../event-conflict-error.js';
+import { dateToInt } from '../rows/ids.js';
+import { type Classified, sortReplays } from '../rows/replays.js';
 import type { ValidatedEvent } from '../store.js';
-import { dateToInt } from './ids.js';
-
-/** A batch sorted by EventIdentity.classify. */
-export interface Classified {
-  /** Indexes of the new events, in batch order. */
-  readonly fresh: number[];
-  /** Replays: events stored (or earlier in the batch) with an identical line. */
-  readonly skipped: number;
-}
 
 /**
  * Idempotency: sorts a batch into new events and replays before anything is written, so new
@@ -29,30 +21,11 @@ export class EventIdentity {
   /** Indexes of the new events, in batch order, and the number of replays; throws on conflict. */
   classify(events: readonly ValidatedEvent[]): Classified {
     const stored = this.storedLines(events);
-    const accepted = new Map<number, Map<number, string>>();
-    const fresh: number[] = [];
-    let skipped = 0;
-    for (let index = 0; index < events.length; index += 1) {
-      const event = events[index] as ValidatedEvent;
-      const date = dateToInt(event.date);
+    const dates = events.map((event) => dateToInt(event.date));
+    return sortReplays(events, dates, (date, seq) => {
       const known = stored.get(date);
-      let line = known === null ? this.lookup(date, event.seq) : known?.get(event.seq);
-      let ofDate = accepted.get(date);
-      if (line === undefined) line = ofDate?.get(event.seq);
-      if (line === undefined) {
-        if (!ofDate) {
-          ofDate = new Map();
-          accepted.set(date, ofDate);
-        }
-        ofDate.set(event.seq, event.line);
-        fresh.push(index);
-      } else if (line === event.line) {
-        skipped += 1;
-      } else {
-        throw new EventConflictError(index, event.date, event.seq);
-      }
-    }
-    return { fresh, skipped };
+      return known === null ? this.lookup(date, seq) : known?.get(seq);
+    });
   }
 
   /**

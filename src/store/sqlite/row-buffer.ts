@@ -17,12 +17,9 @@ export class RowBuffer {
     private readonly rowsPerStatement = 64,
   ) {}
 
-  /** Appends one row, its values in column order (push them, then call end()). */
-  start(): unknown[] {
-    return this.values;
-  }
-
-  end(): void {
+  /** Appends one row, its values in column order. */
+  push(row: readonly unknown[]): void {
+    for (const value of row) this.values.push(value);
     this.rows += 1;
     if (this.rows === this.rowsPerStatement) this.flush();
   }

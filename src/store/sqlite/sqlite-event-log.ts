@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
+import { dateToInt } from '../rows/ids.js';
 import type { EventLog, StoredEvent } from '../store.js';
-import { dateToInt } from './ids.js';
 import type { Synchronous } from './synchronous.js';
 
 /** The stored stream in (date, seq) order, read lazily: an export never holds it all in memory. */

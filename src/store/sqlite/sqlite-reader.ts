@@ -1,35 +1,36 @@
 import type Database from 'better-sqlite3';
 import type { Region } from '../../domain/catalogue.js';
 import type { Selection } from '../../domain/codes.js';
-import type { OptionType } from '../../domain/contract.js';
 import type { DatamineClass } from '../../domain/datamine.js';
-import type { TradeType } from '../../feed/events.js';
-import type {
-  ClosePublication,
-  CustomMarketRow,
-  DateScope,
-  EndOfDayRow,
-  IntradayRow,
-  MarketReader,
-  MarketScope,
-  OpenInterestGroup,
-  TradeRow,
-} from '../store.js';
 import {
-  codeRange,
+  type CloseTuple,
+  type DailyTuple,
+  intradayRows,
+  optionTypeField,
+  parseLegs,
+  scopeKey,
+  selectionParams,
+  type TickTuple,
+  type TradeTuple,
+  tickerParams,
+  toEndOfDayRow,
+  toTickRow,
+  toTradeRow,
+  tradeParams,
+} from '../rows/answer-rows.js';
+import {
   dateToInt,
-  INSTRUMENT_IDS,
   instrumentOfId,
   intToDate,
   intToTime,
   MARKET_IDS,
   marketOfId,
   TICK_KIND_IDS,
-  tickKindOfId,
   timeToInt,
-} from './ids.js';
+} from '../rows/ids.js';
+import { FACE_VALUE_SPLIT } from '../rows/view-batch.js';
+import type { ClosePublication, CustomMarketRow, MarketReader, OpenInterestGroup } from '../store.js';
 import type { Synchronous } from './synchronous.js';
-import { FACE_VALUE_SPLIT } from './view-batch.js';
 
 /**
  * MarketReader over the SQLite views. Every statement is prepared once; rows become domain
@@ -37,54 +38,6 @@ import { FACE_VALUE_SPLIT } from './view-batch.js';
  * (time) order; a code prefix is pinned to the code index with INDEXED BY, as the planner,
  * without statistics, cannot know a prefix is narrow.
  */
-
-/** Hot reads come back as raw tuples (about half the cost of row objects), in column order. */
-type TickTuple = [
-  time: number,
-  code: string,
-  kind: number,
-  bidCents: number | null,
-  bidSize: number | null,
-  askCents: number | null,
-  askSize: number | null,
-  priceCents: number | null,
-  volume: number | null,
-  settleCents: number | null,
-  publishedAt: number | null,
-  impliedVolatility: number | null,
-  /** Orders the merge of ticks and daily settles only. */
-  seq: number,
-];
-
-type TradeTuple = [
-  time: number,
-  code: string,
-  instrument: number,
-  tradeType: string,
-  block: number,
-  volume: number,
-  priceCents: number,
-  hours: number | null,
-  faceValueMillis: number | null,
-  mwhTenths: number | null,
-];
-
-type DailyTuple = [
-  code: string,
-  optionType: string | null,
-  bidCents: number | null,
-  bidSize: number | null,
-  askCents: number | null,
-  askSize: number | null,
-  firstCents: number | null,
-  highCents: number | null,
-  lowCents: number | null,
-  lastCents: number | null,
-  volume: number,
-  settleCents: number | null,
-  impliedVolatility: number | null,
-  openInterest: number | null,
-];
 
 type VolumeTuple = [
   region: string,
@@ -110,15 +63,6 @@ type OiTuple = [
 ];
 
 type OpenInterestSums = { -readonly [K in keyof OpenInterestGroup]: OpenInterestGroup[K] };
-
-/** What intraday needs of the previous close. */
-type CloseTuple = [
-  code: string,
-  optionType: string | null,
-  settleCents: number | null,
-  iv: number | null,
-  oi: number | null,
-];
 
 const TICK_COLUMNS = `time, code, kind, bid_cents, bid_size, ask_cents, ask_size, price_cents, volume,
   settle_cents, published_at, implied_volatility, seq`;
@@ -318,31 +262,11 @@ export function createSqliteReader(db: Database.Database): Synchronous<MarketRea
     },
 
     ticker(query) {
-      const params = {
-        ...selectionParams(query.selection),
-        date: dateToInt(query.date),
-        from: timeToInt(query.from),
-        to: timeToInt(query.to),
-        kind: query.type === undefined ? null : TICK_KIND_IDS[query.type],
-      };
-      const statement = query.selection.prefix === undefined ? s.tickerByTime : s.tickerByCode;
-      const rows = statement.all(params) as TickTuple[];
+      const params = tickerParams(query);
+      const statement = params.byCode ? s.tickerByCode : s.tickerByTime;
+      const rows = statement.all(params.values) as TickTuple[];
       const { date } = query;
-      return rows.map((row) => ({
-        date,
-        time: intToTime(row[0]),
-        code: row[1],
-        type: tickKindOfId(row[2]),
-        bidCents: row[3],
-        bidSize: row[4],
-        askCents: row[5],
-        askSize: row[6],
-        priceCents: row[7],
-        volume: row[8],
-        settleCents: row[9],
-        publishedAt: row[10],
-        impliedVolatility: row[11],
-      }));
+      return rows.map((row) => toTickRow(date, row));
     },
 
     tradeLog(query) {
@@ -384,67 +308,22 @@ export function createSqliteReader(db: Database.Database): Synchronous<MarketRea
           contract: row.contract,
           netCents: row.net_cents,
           size: row.size,
-          legs: (JSON.parse(row.legs) as [number, number][]).map(([priceCents, ratioHundredths]) => ({
-            priceCents,
-            ratioHundredths,
-          })),
+          legs: parseLegs(row.legs),
         }),
       );
     },
 
     endOfDay(query) {
       const { date } = query;
-      return dailyRows(dateToInt(date), query.selection).map(
-        (row): EndOfDayRow => ({
-          code: row[0],
-          date,
-          ...optionTypeField(row[1]),
-          bidSize: row[3],
-          bidCents: row[2],
-          askSize: row[5],
-          askCents: row[4],
-          firstCents: row[6],
-          highCents: row[7],
-          lowCents: row[8],
-          settleCents: row[11],
-          volume: row[10],
-          openInterest: row[13],
-          impliedVolatility: row[12],
-        }),
-      );
+      return dailyRows(dateToInt(date), query.selection).map((row) => toEndOfDayRow(date, row));
     },
 
     intraday(query) {
       const date = dateToInt(query.date);
       const [previous, beforePrevious] = s.previousDates.all(query.selection.market, date) as number[];
-      const today = new Map(dailyRows(date, query.selection).map((row) => [row[0], row]));
       const prior = closes(previous, query.selection);
       const earlier = closes(beforePrevious, query.selection);
-      const codes = [...new Set([...today.keys(), ...prior.keys()])].sort();
-      return codes.map((code): IntradayRow => {
-        const now = today.get(code);
-        const before = prior.get(code);
-        const openInterest = before?.[4] ?? null;
-        const earlierOi = earlier.get(code)?.[4] ?? null;
-        const volume = now?.[10] ?? 0;
-        return {
-          code,
-          ...optionTypeField(now?.[1] ?? before?.[1] ?? null),
-          bidSize: now?.[3] ?? null,
-          bidCents: now?.[2] ?? null,
-          askSize: now?.[5] ?? null,
-          askCents: now?.[4] ?? null,
-          highCents: now?.[7] ?? null,
-          lowCents: now?.[8] ?? null,
-          lastCents: now?.[9] ?? null,
-          // nothing traded today reads as no value, like high/low/last
-          volume: volume > 0 ? volume : null,
-          openInterest,
-          openInterestChange: openInterest !== null && earlierOi !== null ? openInterest - earlierOi : null,
-          settleCents: before?.[2] ?? null,
-          impliedVolatility: before?.[3] ?? null,
-        };
-      });
+      return intradayRows(dailyRows(date, query.selection), prior, earlier);
     },
 
     indexValues(query) {
@@ -500,57 +379,4 @@ export function createSqliteReader(db: Database.Database): Synchronous<MarketRea
       return [...groups.values()];
     },
   };
-}
-
-function selectionParams(selection: Selection) {
-  const { lo, hi } = codeRange(selection.prefix);
-  return {
-    market: MARKET_IDS[selection.market],
-    instrument: INSTRUMENT_IDS[selection.instrument],
-    optionType: selection.optionType ?? null,
-    lo,
-    hi,
-  };
-}
-
-/** Trade queries take a selection or a whole market (both instruments). */
-function tradeParams(date: string, scope: Selection | MarketScope, from: string) {
-  const selection = 'instrument' in scope ? (scope as Selection) : undefined;
-  const { lo, hi } = codeRange(selection?.prefix);
-  return {
-    prefixed: selection?.prefix !== undefined,
-    values: {
-      date: dateToInt(date),
-      market: MARKET_IDS[scope.market],
-      instrument: selection ? INSTRUMENT_IDS[selection.instrument] : null,
-      optionType: selection?.optionType ?? null,
-      from: timeToInt(from),
-      lo,
-      hi,
-    },
-  };
-}
-
-function toTradeRow(date: string, row: TradeTuple): TradeRow {
-  return {
-    date,
-    time: intToTime(row[0]),
-    code: row[1],
-    instrument: instrumentOfId(row[2]),
-    tradeType: row[3] as TradeType,
-    block: row[4] === 1,
-    volume: row[5],
-    priceCents: row[6],
-    hours: row[7],
-    faceValueMillis: row[8],
-    mwhTenths: row[9],
-  };
-}
-
-function scopeKey(scope: DateScope): string {
-  return 'market' in scope ? scope.market : scope.index;
-}
-
-function optionTypeField(value: string | null): { optionType?: OptionType } {
-  return value === 'C' || value === 'P' ? { optionType: value } : {};
 }
