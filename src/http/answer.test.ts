@@ -70,6 +70,19 @@ describe('caching', () => {
     }
   });
 
+  it('keeps the representations of one query apart when Accept alternates (one parsed query, two cached answers)', async () => {
+    const kinds: string[] = [];
+    for (const accept of ['application/json', 'text/csv', 'application/json', 'text/csv']) {
+      const response = ok(await get(SMALL_PAST, { accept }));
+      kinds.push(
+        `${response.headers['content-type']} ${response.body.trimStart().startsWith('{') ? 'json' : 'text'}`,
+      );
+    }
+    expect(kinds[0]).toMatch(/^application\/json.* json$/);
+    expect(kinds[1]).toMatch(/^text\/csv.* text$/);
+    expect(kinds.slice(2)).toEqual(kinds.slice(0, 2));
+  });
+
   it("gives a past day a stable strong ETag carrying the day's revision, revalidated on each use", async () => {
     const first = ok(await get(PAST));
     expect(first.headers.etag).toMatch(/^"[A-Za-z0-9_-]{16}-r\d+"$/);

@@ -97,17 +97,34 @@ export async function sendAnswer<S extends ParamDefs, R>(
  */
 function cacheKey<S extends ParamDefs>(path: string, input: AnswerInput<S>): string {
   const values = input.values as Readonly<Record<string, unknown>>;
-  // The values of a query are one shared object (remembered-params.ts): their part is built once.
-  let part = valuesKeys.get(values);
-  if (part === undefined) {
-    part = '';
+  const { level, representation } = input;
+  // The values of a query are one shared object (remembered-params.ts): their part is built once,
+  // and so is the last whole key made from them (a fresh string would be hashed anew per lookup).
+  let memo = valuesKeys.get(values);
+  if (memo === undefined) {
+    let part = '';
     for (const name of Object.keys(values).sort()) part += `|${name}=${canonical(values[name])}`;
-    valuesKeys.set(values, part);
+    memo = { part, path: '', level: '', representation: '', key: '' };
+    valuesKeys.set(values, memo);
   }
-  return `${path}|${input.level}|${input.representation}${part}`;
+  if (memo.path !== path || memo.level !== level || memo.representation !== representation) {
+    memo.key = `${path}|${level}|${representation}${memo.part}`;
+    memo.path = path;
+    memo.level = level;
+    memo.representation = representation;
+  }
+  return memo.key;
 }
 
-const valuesKeys = new WeakMap<object, string>();
+interface KeyMemo {
+  readonly part: string;
+  path: string;
+  level: string;
+  representation: string;
+  key: string;
+}
+
+const valuesKeys = new WeakMap<object, KeyMemo>();
 
 /** Parameter values are strings or parsed codes that keep the text they were parsed from. */
 function canonical(value: unknown): string {

@@ -66,4 +66,29 @@ describe('DrainingServer', () => {
     expect(Date.now() - started).toBeLessThan(20_000);
     expect(await ended).toMatch(/^HTTP\/1\.1 200 [\s\S]*\r\n\r\nok$/);
   });
+
+  it('waits for answers still being made, pipelined ones included, then closes their connection', async () => {
+    let requests = 0;
+    const server = new DrainingServer(DEFAULT_HTTP_LIMITS, (request, response) => {
+      requests += 1;
+      // Answered later: at close() the first response is neither ended nor flushed.
+      setTimeout(() => response.end(`answer ${request.url}`), 150);
+    });
+    const port = await listen(server);
+    const socket = connect(port, '127.0.0.1');
+    const ended = new Promise<string>((resolve) => {
+      let text = '';
+      socket.on('data', (chunk) => {
+        text += String(chunk);
+      });
+      socket.on('close', () => resolve(text));
+    });
+    socket.write('GET /one HTTP/1.1\r\nHost: x\r\n\r\nGET /two HTTP/1.1\r\nHost: x\r\n\r\n');
+    await expect.poll(() => requests).toBeGreaterThan(0);
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    const text = await ended;
+    expect(text).toMatch(/\r\n\r\nanswer \/one/);
+    expect(text).toMatch(/\r\n\r\nanswer \/two$/);
+    await closed;
+  });
 });

@@ -11,10 +11,14 @@ import type { HttpLimits } from './limits.js';
  * reader: the client gets a cut-off body. Here a socket is closed only once all its responses
  * have been handed to the kernel; a socket without any is closed at once (an idle keep-alive
  * connection, or one that has not sent a request yet).
+ *
+ * The bookkeeping costs a request one Map write: the socket's latest response is noted, and
+ * only at close() is it asked whether it is done. A socket's responses go out in order, so its
+ * latest being flushed means all of them are.
  */
 export class DrainingServer extends Server {
-  /** Responses not yet flushed, per open socket. */
-  readonly #open = new Map<Socket, number>();
+  /** The latest response of each open socket (undefined before its first request). */
+  readonly #latest = new Map<Socket, ServerResponse | undefined>();
   #draining = false;
 
   constructor(limits: HttpLimits, handler: (request: IncomingMessage, response: ServerResponse) => void) {
@@ -32,22 +36,18 @@ export class DrainingServer extends Server {
         // logged or counted; the app answers it as a problem instead (app.ts).
         requireHostHeader: false,
       },
-      handler,
+      (request, response) => {
+        const socket = request.socket;
+        this.#latest.set(socket, response);
+        // A request still arriving on an open connection while draining: closed once answered.
+        if (this.#draining) this.#closeWhenFlushed(socket, response);
+        handler(request, response);
+      },
     );
     this.setTimeout(limits.idleTimeoutMs);
     this.on('connection', (socket: Socket) => {
-      this.#open.set(socket, 0);
-      socket.once('close', () => this.#open.delete(socket));
-    });
-    this.on('request', (request: IncomingMessage, response: ServerResponse) => {
-      const socket = request.socket;
-      this.#open.set(socket, (this.#open.get(socket) ?? 0) + 1);
-      // 'close' follows 'finish', which Node emits once the last byte is with the kernel.
-      response.once('close', () => {
-        const left = (this.#open.get(socket) ?? 1) - 1;
-        this.#open.set(socket, left);
-        if (this.#draining && left === 0) socket.destroySoon();
-      });
+      this.#latest.set(socket, undefined);
+      socket.once('close', () => this.#latest.delete(socket));
     });
   }
 
@@ -59,6 +59,22 @@ export class DrainingServer extends Server {
   /** Called by close(): from now on every socket closes as soon as it has nothing to flush. */
   override closeIdleConnections(): void {
     this.#draining = true;
-    for (const [socket, open] of this.#open) if (open === 0) socket.destroy();
+    for (const [socket, response] of this.#latest) {
+      if (response === undefined || flushed(response)) socket.destroy();
+      else this.#closeWhenFlushed(socket, response);
+    }
   }
+
+  /** 'close' follows 'finish', which Node emits once the last byte is with the kernel. */
+  #closeWhenFlushed(socket: Socket, response: ServerResponse): void {
+    response.once('close', () => {
+      // A later request on the socket (pipelined) watches its own response.
+      if (this.#latest.get(socket) === response) socket.destroySoon();
+    });
+  }
+}
+
+/** Ended, and every byte handed to the kernel (or the response was cut short anyway). */
+function flushed(response: ServerResponse): boolean {
+  return response.writableFinished || response.destroyed;
 }

@@ -3,6 +3,7 @@ import { sydneyUnixSeconds } from '../domain/dates.js';
 import type { ExchangeClock } from '../domain/exchange-clock.js';
 import { MARKET_CODES } from '../domain/markets.js';
 import type { AppendNotice, MarketReader } from '../store/store.js';
+import { createTalliedHistogram } from './tallied-histogram.js';
 
 /**
  * Prometheus metrics of one app, in a registry of its own: several apps in one process (tests,
@@ -68,12 +69,13 @@ export function createMetrics(sources: MetricsSources): Metrics {
       }
     },
   });
-  const duration = new Histogram({
+  // Observed per request: tallied in arrays, read by prom-client at a scrape (tallied-histogram.ts).
+  const duration = createTalliedHistogram({
     name: 'gridquote_http_request_duration_seconds',
     help: 'Time from the request to the last byte of the answer handed to the socket, by operation.',
-    labelNames: ['operation'] as const,
+    labelName: 'operation',
     buckets: DURATION_BUCKETS,
-    registers,
+    registry,
   });
   const cacheHits = new Counter({
     name: 'gridquote_response_cache_hits_total',
@@ -154,7 +156,7 @@ export function createMetrics(sources: MetricsSources): Metrics {
     registry,
     contentType: registry.contentType,
     operation(name) {
-      const timer = duration.labels(name);
+      const observe = duration.series(name);
       const byStatus = new Map<number, number>();
       tallies.push({ operation: name, byStatus });
       const count = (status: number) => {
@@ -163,7 +165,7 @@ export function createMetrics(sources: MetricsSources): Metrics {
       return {
         record(status, seconds) {
           count(status);
-          timer.observe(seconds);
+          observe(seconds);
         },
         count,
       };

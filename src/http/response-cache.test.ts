@@ -34,6 +34,29 @@ describe('ResponseCache', () => {
     expect(cache.get('j')).toBeDefined();
   });
 
+  it('keeps the exact recency order when the newest answer is asked for again, or removed', () => {
+    // Room for nine entries of 1,000 bytes (each costs a little more with its overhead).
+    const cache = new ResponseCache(12_000);
+    cache.set('a', answer(1000));
+    cache.set('b', answer(1000));
+    cache.get('b'); // already the newest
+    cache.get('a'); // a moves after b, then is asked for again as the newest
+    cache.get('a');
+    cache.set('c', answer(1000));
+    cache.get('a'); // no longer the newest (c is): a moves after c
+    cache.delete('c'); // the newest gone: b is the least recent, a the most
+    cache.get('b'); // b moves after a
+    const fillers = ['f1', 'f2', 'f3', 'f4', 'f5', 'f6', 'f7'];
+    for (const key of fillers) cache.set(key, answer(1000));
+    expect(cache.size).toBe(9);
+    cache.set('g', answer(1000)); // over budget: a, the least recent, goes
+    expect(cache.get('a')).toBeUndefined();
+    expect(cache.get('b')).toBeDefined(); // b moves after g
+    cache.set('h', answer(1000)); // f1 is now the least recent
+    expect(cache.get('f1')).toBeUndefined();
+    expect([...fillers.slice(1), 'b', 'g', 'h'].every((key) => cache.get(key) !== undefined)).toBe(true);
+  });
+
   it('counts coded bodies against the budget, and keeps them only for the current entry', () => {
     const cache = new ResponseCache(1_000_000);
     const first = answer(5000);

@@ -40,6 +40,12 @@ export class ResponseCache {
   readonly #entries = new Map<string, CachedAnswer>();
   /** Keys of the entries that a new event makes stale, so dropping them scans nothing else. */
   readonly #current = new Set<string>();
+  /**
+   * The key of the most recent entry (the Map's last), when known: a poller asking for the same
+   * answer again finds it there, and moving it to the end (a delete and a set, about a
+   * microsecond) would change nothing.
+   */
+  #newest: string | undefined;
   /** Answers being computed, by key and version: every request that misses meanwhile waits for the same one. */
   readonly #inFlight = new Map<string, Promise<CachedAnswer>>();
   #bytes = 0;
@@ -61,9 +67,10 @@ export class ResponseCache {
 
   get(key: string): CachedAnswer | undefined {
     const answer = this.#entries.get(key);
-    if (answer !== undefined) {
+    if (answer !== undefined && key !== this.#newest) {
       this.#entries.delete(key);
       this.#entries.set(key, answer);
+      this.#newest = key;
     }
     return answer;
   }
@@ -73,6 +80,7 @@ export class ResponseCache {
     const size = sizeOf(key, answer);
     if (size > this.#maxEntry) return;
     this.#entries.set(key, answer);
+    this.#newest = key;
     this.#bytes += size;
     if (answer.pastDay) {
       if (answer.date !== undefined && answer.date > this.#latestPastDate) {
@@ -117,6 +125,7 @@ export class ResponseCache {
     const answer = this.#entries.get(key);
     if (answer === undefined) return;
     this.#entries.delete(key);
+    if (key === this.#newest) this.#newest = undefined;
     this.#current.delete(key);
     this.#bytes -= sizeOf(key, answer);
   }
