@@ -21,7 +21,11 @@ export function createChart(
   data: uPlot.AlignedData,
 ): Chart {
   const width = () => Math.max(320, container.clientWidth);
-  const plot = new uPlot({ ...options, width: width(), height: options.height ?? CHART_HEIGHT }, data, container);
+  const plot = new uPlot(
+    { ...options, width: width(), height: options.height ?? CHART_HEIGHT },
+    data,
+    container,
+  );
   const count = (values: uPlot.AlignedData) => {
     let points = 0;
     for (const series of values.slice(1)) {
@@ -30,7 +34,9 @@ export function createChart(
     container.dataset.points = String(points);
   };
   count(data);
-  const resize = new ResizeObserver(() => plot.setSize({ width: width(), height: options.height ?? CHART_HEIGHT }));
+  const resize = new ResizeObserver(() =>
+    plot.setSize({ width: width(), height: options.height ?? CHART_HEIGHT }),
+  );
   resize.observe(container);
   return {
     plot,
@@ -46,10 +52,40 @@ export function createChart(
 }
 
 /** The palette: distinguishable, and readable on white. */
-export const COLOURS = ['#1f6feb', '#d1242f', '#1a7f37', '#9a6700', '#8250df', '#bc4c00', '#0a7ea4', '#6e7781', '#cf222e'];
+export const COLOURS = [
+  '#1f6feb',
+  '#d1242f',
+  '#1a7f37',
+  '#9a6700',
+  '#8250df',
+  '#bc4c00',
+  '#0a7ea4',
+  '#6e7781',
+  '#e85aad',
+];
 
 /** Exchange times and dates are written on a UTC calendar (codes.ts exchangeSeconds): show them as such. */
 export const exchangeTime = (seconds: number) => uPlot.tzDate(new Date(seconds * 1000), 'Etc/UTC');
+
+const pad = (value: number) => String(value).padStart(2, '0');
+
+/** Time-axis labels as the exchange writes times: 24-hour clock. */
+export const clockAxis: uPlot.Axis = {
+  values: (_plot, ticks) =>
+    ticks.map((tick) => {
+      const time = exchangeTime(tick);
+      return `${pad(time.getHours())}:${pad(time.getMinutes())}`;
+    }),
+};
+
+/** A category axis (bars): a label under each whole tick, no lines between. */
+export function categoryAxis(labels: readonly string[]): uPlot.Axis {
+  return {
+    splits: () => labels.map((_, index) => index),
+    values: (_plot, ticks) => ticks.map((tick) => labels[tick] ?? ''),
+    grid: { show: false },
+  };
+}
 
 /** Bars for uPlot series (categorical x). */
 export const bars = (): uPlot.Series.PathBuilder => {
@@ -57,5 +93,3 @@ export const bars = (): uPlot.Series.PathBuilder => {
   if (builder === undefined) throw new Error('this uPlot build has no bar paths');
   return builder({ size: [0.6, 80] });
 };
-
-export const points = (): uPlot.Series.PathBuilder => () => null;

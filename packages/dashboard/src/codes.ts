@@ -16,15 +16,49 @@ export interface Region {
 }
 
 export const REGIONS: readonly Region[] = [
-  { id: 'nsw', label: 'NSW', market: 'au_electricity', roots: { baseMonth: 'EN', baseQuarter: 'BN', peakQuarter: 'PN' } },
-  { id: 'vic', label: 'VIC', market: 'au_electricity', roots: { baseMonth: 'EV', baseQuarter: 'BV', peakQuarter: 'PV' } },
-  { id: 'qld', label: 'QLD', market: 'au_electricity', roots: { baseMonth: 'EQ', baseQuarter: 'BQ', peakQuarter: 'PQ' } },
-  { id: 'sa', label: 'SA', market: 'au_electricity', roots: { baseMonth: 'ES', baseQuarter: 'BS', peakQuarter: 'PS' } },
-  { id: 'otahuhu', label: 'Otahuhu', market: 'nz_electricity', roots: { baseMonth: 'ED', baseQuarter: 'EA', peakQuarter: 'EC' } },
-  { id: 'benmore', label: 'Benmore', market: 'nz_electricity', roots: { baseMonth: 'EH', baseQuarter: 'EE', peakQuarter: 'EG' } },
+  {
+    id: 'nsw',
+    label: 'NSW',
+    market: 'au_electricity',
+    roots: { baseMonth: 'EN', baseQuarter: 'BN', peakQuarter: 'PN' },
+  },
+  {
+    id: 'vic',
+    label: 'VIC',
+    market: 'au_electricity',
+    roots: { baseMonth: 'EV', baseQuarter: 'BV', peakQuarter: 'PV' },
+  },
+  {
+    id: 'qld',
+    label: 'QLD',
+    market: 'au_electricity',
+    roots: { baseMonth: 'EQ', baseQuarter: 'BQ', peakQuarter: 'PQ' },
+  },
+  {
+    id: 'sa',
+    label: 'SA',
+    market: 'au_electricity',
+    roots: { baseMonth: 'ES', baseQuarter: 'BS', peakQuarter: 'PS' },
+  },
+  {
+    id: 'otahuhu',
+    label: 'Otahuhu',
+    market: 'nz_electricity',
+    roots: { baseMonth: 'ED', baseQuarter: 'EA', peakQuarter: 'EC' },
+  },
+  {
+    id: 'benmore',
+    label: 'Benmore',
+    market: 'nz_electricity',
+    roots: { baseMonth: 'EH', baseQuarter: 'EE', peakQuarter: 'EG' },
+  },
 ];
 
-export const CURVE_PRODUCTS: readonly { readonly id: CurveProduct; readonly label: string; readonly months: number }[] = [
+export const CURVE_PRODUCTS: readonly {
+  readonly id: CurveProduct;
+  readonly label: string;
+  readonly months: number;
+}[] = [
   { id: 'baseQuarter', label: 'base quarters', months: 3 },
   { id: 'peakQuarter', label: 'peak quarters', months: 3 },
   { id: 'baseMonth', label: 'base months', months: 1 },

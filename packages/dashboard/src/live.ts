@@ -27,7 +27,8 @@ export function follow(
     try {
       const events = api.stream(params, {
         signal,
-        onReconnect: ({ delayMs }) => onProblem(`live stream interrupted; reconnecting in ${Math.ceil(delayMs / 1000)} s`),
+        onReconnect: ({ delayMs }) =>
+          onProblem(`live stream interrupted; reconnecting in ${Math.ceil(delayMs / 1000)} s`),
       });
       for await (const event of events) {
         pending.push(event);
@@ -35,7 +36,9 @@ export function follow(
       }
     } catch (error) {
       if (signal.aborted) return;
-      onProblem(`live stream ended: ${error instanceof GridquoteError || error instanceof Error ? error.message : String(error)}`);
+      onProblem(
+        `live stream ended: ${error instanceof GridquoteError || error instanceof Error ? error.message : String(error)}`,
+      );
     }
   })();
 }

@@ -39,7 +39,11 @@ function client(key: string): GridquoteClient {
     key,
     // Honour the key's rate limit: wait for Retry-After (the client does) and say so.
     onRetry: ({ status: code, delayMs }) =>
-      status(code === 429 ? `rate limit reached: retrying in ${Math.ceil(delayMs / 1000)} s` : `server busy: retrying in ${Math.ceil(delayMs / 1000)} s`),
+      status(
+        code === 429
+          ? `rate limit reached: retrying in ${Math.ceil(delayMs / 1000)} s`
+          : `server busy: retrying in ${Math.ceil(delayMs / 1000)} s`,
+      ),
     onPause: (delayMs) => status(`pacing to the key's rate limit: ${Math.ceil(delayMs / 1000)} s`),
   });
 }

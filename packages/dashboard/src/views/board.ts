@@ -54,12 +54,23 @@ export const boardView: View = {
   title: 'Market board',
   mount(root, context) {
     const marketSelect = select('market', MARKETS, chosenMarket);
-    const prefixInput = h('input', { name: 'prefix', size: 8, value: chosenPrefix, autocomplete: 'off', spellcheck: 'false', placeholder: 'e.g. BN' });
+    const prefixInput = h('input', {
+      name: 'prefix',
+      size: 8,
+      value: chosenPrefix,
+      autocomplete: 'off',
+      spellcheck: 'false',
+      placeholder: 'e.g. BN',
+    });
     const headRow = h('tr');
     const body = h('tbody');
     const table = h('table', { class: 'board', 'data-updates': 0 }, h('thead', {}, headRow), body);
     const caption = h('p', { class: 'muted' });
-    root.append(toolbar(field('Market', marketSelect), field('Code prefix', prefixInput)), caption, h('div', { class: 'table-wrap' }, table));
+    root.append(
+      toolbar(field('Market', marketSelect), field('Code prefix', prefixInput)),
+      caption,
+      h('div', { class: 'table-wrap' }, table),
+    );
 
     let rows = new Map<string, Row>();
     let board: AbortController | undefined;
@@ -76,7 +87,11 @@ export const boardView: View = {
             order();
           });
           const sorted = sortColumn === column.id ? (sortDescending ? 'descending' : 'ascending') : undefined;
-          return h('th', { scope: 'col', 'aria-sort': sorted, class: column.text ? 'text' : undefined }, button);
+          return h(
+            'th',
+            { scope: 'col', 'aria-sort': sorted, class: column.text ? 'text' : undefined },
+            button,
+          );
         }),
       );
 
@@ -109,7 +124,10 @@ export const boardView: View = {
       context.signal.addEventListener('abort', () => lifetime.abort(), { once: true });
       chosenMarket = marketSelect.value as MarketCode;
       context.status('loading the board…');
-      const mark = await context.api.trades({ market: chosenMarket, from: '235959' }, { signal: lifetime.signal });
+      const mark = await context.api.trades(
+        { market: chosenMarket, from: '235959' },
+        { signal: lifetime.signal },
+      );
       const snapshot = await context.api.intraday({ futures: chosenMarket }, { signal: lifetime.signal });
       rows = new Map(snapshot.data.map((record) => [record.code, rowOf(record)]));
       order();
@@ -122,7 +140,14 @@ export const boardView: View = {
         { futures: chosenMarket, type: 'book,trade', ...(startAt === undefined ? {} : { from: startAt }) },
         lifetime.signal,
         (events) => {
-          if (events.some((event) => 'time' in event.data && typeof event.data.time === 'string' && event.data.time.slice(0, 8) !== mark.date)) {
+          if (
+            events.some(
+              (event) =>
+                'time' in event.data &&
+                typeof event.data.time === 'string' &&
+                event.data.time.slice(0, 8) !== mark.date,
+            )
+          ) {
             // A new trading day: its own snapshot (settlements and open interest moved on).
             load().catch(context.failed);
             return;
@@ -153,7 +178,10 @@ function rowOf(record: FuturesRecord): Row {
   for (const column of COLUMNS) {
     const value = record[column.id];
     values[column.id] = value;
-    cells[column.id] = column.id === 'code' ? h('th', { scope: 'row' }, value ?? '') : h('td', {}, value ?? '');
+    cells[column.id] =
+      column.id === 'code'
+        ? h('th', { scope: 'row' }, value ?? '')
+        : h('td', { class: column.id === 'net_change' ? tone(value) : undefined }, value ?? '');
   }
   return { element: h('tr', {}, ...COLUMNS.map((column) => cells[column.id])), cells, values };
 }
@@ -188,18 +216,36 @@ function apply(rows: ReadonlyMap<string, Row>, event: StreamEvent): boolean {
     row.values[column] = value;
     const cell = row.cells[column];
     cell.textContent = value ?? '';
+    if (column === 'net_change') cell.className = tone(value);
     const direction = (num(value) ?? 0) - (num(before) ?? 0);
-    const colour = column === 'volume' || column.endsWith('_size') ? CHANGED : direction > 0 ? UP : direction < 0 ? DOWN : CHANGED;
+    const colour =
+      column === 'volume' || column.endsWith('_size')
+        ? CHANGED
+        : direction > 0
+          ? UP
+          : direction < 0
+            ? DOWN
+            : CHANGED;
     // The Web Animations API: no style attribute, no forced layout per cell.
-    cell.animate([{ backgroundColor: colour }, { backgroundColor: 'transparent' }], { duration: FLASH_MS, easing: 'ease-out' });
+    cell.animate([{ backgroundColor: colour }, { backgroundColor: 'transparent' }], {
+      duration: FLASH_MS,
+      easing: 'ease-out',
+    });
     if (column === sortColumn) sortChanged = true;
   }
   return sortChanged;
 }
 
+/** Green up, red down, at a glance. */
+function tone(change: string | null): string {
+  const value = num(change) ?? 0;
+  return value > 0 ? 'up' : value < 0 ? 'down' : '';
+}
+
 /** HHmmss plus one second (23:59:59 stays). */
 function nextSecond(time: string): string {
-  const seconds = Number(time.slice(0, 2)) * 3600 + Number(time.slice(2, 4)) * 60 + Number(time.slice(4, 6)) + 1;
+  const seconds =
+    Number(time.slice(0, 2)) * 3600 + Number(time.slice(2, 4)) * 60 + Number(time.slice(4, 6)) + 1;
   const bounded = Math.min(seconds, 86_399);
   const pad = (value: number) => String(value).padStart(2, '0');
   return `${pad(Math.floor(bounded / 3600))}${pad(Math.floor((bounded % 3600) / 60))}${pad(bounded % 60)}`;

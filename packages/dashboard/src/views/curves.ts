@@ -39,7 +39,11 @@ function settlesOf(context: ViewContext, market: Region['market'], date: string)
 }
 
 /** The earlier day: the one asked for, or the nearest day with data when that one has none. */
-async function pastSettles(context: ViewContext, market: Region['market'], date: string): Promise<DaySettles> {
+async function pastSettles(
+  context: ViewContext,
+  market: Region['market'],
+  date: string,
+): Promise<DaySettles> {
   try {
     return await settlesOf(context, market, date);
   } catch (error) {
@@ -58,7 +62,10 @@ export const curvesView: View = {
   mount(root, context) {
     const regionSelect = select(
       'region',
-      REGIONS.map((region) => [region.id, `${region.label} (${region.market === 'au_electricity' ? 'AU' : 'NZ'})`]),
+      REGIONS.map((region) => [
+        region.id,
+        `${region.label} (${region.market === 'au_electricity' ? 'AU' : 'NZ'})`,
+      ]),
       chosenRegion,
     );
     const pastInput = h('input', { type: 'date', name: 'past' });
@@ -68,7 +75,11 @@ export const curvesView: View = {
       toolbar(field('Region', regionSelect), field('Compare with', pastInput)),
       note,
       chartBox,
-      h('p', { class: 'muted' }, 'Settlement prices in $/MWh by start of delivery. Solid: latest closed day; dashed: the day compared with.'),
+      h(
+        'p',
+        { class: 'muted' },
+        'Settlement prices in $/MWh by start of delivery. Solid: latest closed day; dashed: the day compared with.',
+      ),
     );
     let chart: ReturnType<typeof createChart> | undefined;
     context.signal.addEventListener('abort', () => chart?.destroy(), { once: true });
@@ -145,9 +156,14 @@ function curveData(
   const xs = [...points.keys()].sort((a, b) => a - b);
   const columns = series.map((_, slot) => xs.map((x) => points.get(x)?.get(slot) ?? null));
   return {
-    data: [xs, ...columns.map((column) => column.map((point) => (point === null ? null : num(point.settle))))],
+    data: [
+      xs,
+      ...columns.map((column) => column.map((point) => (point === null ? null : num(point.settle)))),
+    ],
     series,
-    codes: columns.map((column) => column.map((point) => (point === null ? null : { code: point.code, change: point.change }))),
+    codes: columns.map((column) =>
+      column.map((point) => (point === null ? null : { code: point.code, change: point.change })),
+    ),
   };
 }
 
@@ -158,7 +174,10 @@ function curveOptions(series: uPlot.Series[], codes: SeriesCodes): Omit<uPlot.Op
     axes: [{}, { label: '$/MWh', size: 60 }],
     cursor: { focus: { prox: 16 } },
     series: [
-      { label: 'delivery', value: (_plot, value) => (value === null ? '' : exchangeTime(value).toISOString().slice(0, 7)) },
+      {
+        label: 'delivery',
+        value: (_plot, value) => (value === null ? '' : new Date(value * 1000).toISOString().slice(0, 7)),
+      },
       ...series.map((one) => ({
         ...one,
         // The hover legend: code, settle and the change since the day compared with.

@@ -1,11 +1,11 @@
 import type { StreamEvent } from '@gridquote/client';
 import uPlot from 'uplot';
-import { COLOURS, createChart, exchangeTime } from '../chart.js';
+import { COLOURS, clockAxis, createChart, exchangeTime } from '../chart.js';
 import { exchangeSeconds, MARKETS, type MarketCode } from '../codes.js';
 import { field, h, select, toolbar } from '../dom.js';
-import { num, priceChange, whole } from '../numbers.js';
 import { follow } from '../live.js';
-import type { View, ViewContext } from '../view.js';
+import { num, priceChange, whole } from '../numbers.js';
+import type { View } from '../view.js';
 
 /**
  * One contract through the current trading day: every trade (dots) and the best bid and ask
@@ -28,7 +28,13 @@ export const intradayView: View = {
   title: 'Contract intraday',
   mount(root, context) {
     const marketSelect = select('market', MARKETS, chosenMarket);
-    const codeInput = h('input', { name: 'code', list: 'intraday-codes', size: 12, autocomplete: 'off', spellcheck: 'false' });
+    const codeInput = h('input', {
+      name: 'code',
+      list: 'intraday-codes',
+      size: 12,
+      autocomplete: 'off',
+      spellcheck: 'false',
+    });
     const codes = h('datalist', { id: 'intraday-codes' });
     const chartBox = h('div', { class: 'chart', 'data-chart': 'intraday' });
     const facts = h('dl', { class: 'facts', 'aria-live': 'off' });
@@ -48,7 +54,11 @@ export const intradayView: View = {
       snapshots = new Map(
         answer.data.map((row) => [
           row.code,
-          { settle: row.settle, openInterest: row.open_interest, openInterestChange: row.open_interest_net_change },
+          {
+            settle: row.settle,
+            openInterest: row.open_interest,
+            openInterestChange: row.open_interest_net_change,
+          },
         ]),
       );
       codes.replaceChildren(...answer.data.map((row) => h('option', { value: row.code })));
@@ -160,9 +170,16 @@ function showFacts(facts: HTMLElement, code: string, day: DayPath, snapshot: Sna
   const change = priceChange(day.last, snapshot?.settle);
   const rows: [string, string, string?][] = [
     ['contract', code],
-    ['day', day.date === '' ? '–' : `${day.date.slice(6, 8)}/${day.date.slice(4, 6)}/${day.date.slice(0, 4)}`],
+    [
+      'day',
+      day.date === '' ? '–' : `${day.date.slice(6, 8)}/${day.date.slice(4, 6)}/${day.date.slice(0, 4)}`,
+    ],
     ['last trade', day.last ?? '–'],
-    ['change', change === '' ? '–' : change, change.startsWith('-') ? 'down' : change.startsWith('+') ? 'up' : undefined],
+    [
+      'change',
+      change === '' ? '–' : change,
+      change.startsWith('-') ? 'down' : change.startsWith('+') ? 'up' : undefined,
+    ],
     ['volume', `${whole(day.volume)} lots in ${whole(day.tradeCount)} trades`],
     ['bid / ask', `${day.bid ?? '–'} / ${day.ask ?? '–'}`],
     ['previous settle', snapshot?.settle ?? '–'],
@@ -174,7 +191,10 @@ function showFacts(facts: HTMLElement, code: string, day: DayPath, snapshot: Sna
     ],
   ];
   facts.replaceChildren(
-    ...rows.flatMap(([term, value, tone]) => [h('dt', {}, term), h('dd', { class: tone, 'data-fact': term }, value)]),
+    ...rows.flatMap(([term, value, tone]) => [
+      h('dt', {}, term),
+      h('dd', { class: tone, 'data-fact': term }, value),
+    ]),
   );
 }
 
@@ -184,9 +204,16 @@ function intradayOptions(code: string): Omit<uPlot.Options, 'width' | 'height'> 
     title: code,
     tzDate: exchangeTime,
     scales: { x: { time: true } },
-    axes: [{}, { label: 'price', size: 60 }],
+    axes: [clockAxis, { label: 'price', size: 60 }],
     series: [
-      {},
+      {
+        label: 'time',
+        value: (_plot, value) => {
+          if (value === null) return '';
+          const time = exchangeTime(value);
+          return time.toTimeString().slice(0, 8);
+        },
+      },
       { label: 'bid', stroke: COLOURS[0], width: 1, ...(stepped ? { paths: stepped } : {}) },
       { label: 'ask', stroke: COLOURS[1], width: 1, ...(stepped ? { paths: stepped } : {}) },
       {

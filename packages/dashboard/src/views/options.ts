@@ -61,8 +61,15 @@ export const optionsView: View = {
           axes: [{ label: 'strike ($/MWh)' }, { label: 'implied volatility (%)', size: 60 }],
           series: [
             { label: 'strike', value: (_plot, value) => (value === null ? '' : value.toFixed(2)) },
-            { label: 'calls', stroke: COLOURS[0], width: 2, spanGaps: true, points: { show: true, size: 5 } },
-            { label: 'puts', stroke: COLOURS[1], width: 2, dash: [6, 4], spanGaps: true, points: { show: true, size: 5 } },
+            { label: 'calls', stroke: COLOURS[0], width: 2, spanGaps: true, points: { show: true, size: 8 } },
+            {
+              label: 'puts',
+              stroke: COLOURS[1],
+              width: 1.5,
+              dash: [6, 4],
+              spanGaps: true,
+              points: { show: true, size: 4 },
+            },
           ],
         },
         data,
@@ -93,7 +100,9 @@ export const optionsView: View = {
         }
       }
       const series = [...smiles.keys()].sort(byExpiry);
-      seriesSelect.replaceChildren(...series.map((one) => h('option', { value: one, selected: one === chosenSeries }, one)));
+      seriesSelect.replaceChildren(
+        ...series.map((one) => h('option', { value: one, selected: one === chosenSeries }, one)),
+      );
       if (!smiles.has(chosenSeries)) seriesSelect.value = series[0] ?? '';
       context.status(series.length === 0 ? `no option settlements for ${chosenMarket} on ${date}` : '');
       draw();
@@ -108,6 +117,7 @@ const MONTHS = 'FGHJKMNQUVXZ';
 
 /** Series by expiry (year, then month), then root. */
 function byExpiry(a: string, b: string): number {
-  const key = (series: string) => `${series.slice(3, 7)}${String(MONTHS.indexOf(series[2] ?? '')).padStart(2, '0')}${series.slice(0, 2)}`;
+  const key = (series: string) =>
+    `${series.slice(3, 7)}${String(MONTHS.indexOf(series[2] ?? '')).padStart(2, '0')}${series.slice(0, 2)}`;
   return key(a).localeCompare(key(b));
 }

@@ -1,5 +1,5 @@
 import type uPlot from 'uplot';
-import { bars, COLOURS, createChart } from '../chart.js';
+import { bars, COLOURS, categoryAxis, createChart } from '../chart.js';
 import { field, fromInputDate, h, select, toInputDate, toolbar } from '../dom.js';
 import { num, whole } from '../numbers.js';
 import type { View, ViewContext } from '../view.js';
@@ -50,8 +50,16 @@ export const statsView: View = {
   id: 'stats',
   title: 'Exchange statistics',
   mount(root, context) {
-    const fromInput = h('input', { type: 'date', name: 'from', value: chosenFrom === '' ? undefined : toInputDate(chosenFrom) });
-    const toInput = h('input', { type: 'date', name: 'to', value: chosenTo === '' ? undefined : toInputDate(chosenTo) });
+    const fromInput = h('input', {
+      type: 'date',
+      name: 'from',
+      value: chosenFrom === '' ? undefined : toInputDate(chosenFrom),
+    });
+    const toInput = h('input', {
+      type: 'date',
+      name: 'to',
+      value: chosenTo === '' ? undefined : toInputDate(chosenTo),
+    });
     const measureSelect = select('measure', VOLUME_MEASURES, chosenMeasure);
     const volumeTitle = h('h2');
     const volumeBox = h('div', { class: 'chart', 'data-chart': 'volume' });
@@ -82,26 +90,41 @@ export const statsView: View = {
     const load = async () => {
       chosenFrom = fromInput.value === '' ? '' : fromInputDate(fromInput.value);
       chosenTo = toInput.value === '' ? '' : fromInputDate(toInput.value);
-      const range = { ...(chosenFrom === '' ? {} : { from: chosenFrom }), ...(chosenTo === '' ? {} : { to: chosenTo }) };
+      const range = {
+        ...(chosenFrom === '' ? {} : { from: chosenFrom }),
+        ...(chosenTo === '' ? {} : { to: chosenTo }),
+      };
       context.status('loading statistics…');
       const [au, nz, oi] = await Promise.all([
         context.api.datamine({ type: 'au-volume', ...range }, { signal: context.signal }),
         context.api.datamine({ type: 'nz-volume', ...range }, { signal: context.signal }),
         openInterest(context),
       ]);
-      volumes = { au: au.data as unknown as Measures, nz: nz.data as unknown as Measures, from: au.from, to: au.to, days: au.tradingDays };
+      volumes = {
+        au: au.data as unknown as Measures,
+        nz: nz.data as unknown as Measures,
+        from: au.from,
+        to: au.to,
+        days: au.tradingDays,
+      };
       fromInput.value = toInputDate(au.from);
       toInput.value = toInputDate(au.to);
       drawVolume();
       if (oi !== undefined) {
         oiTitle.textContent = `Open interest by AU region and product class at the close of ${oi.date}, lots`;
-        replaceChart(charts, 1, oiBox, stackedBars((oi.data as unknown as Measures).openInterest ?? {}, 'lots'));
+        replaceChart(
+          charts,
+          1,
+          oiBox,
+          stackedBars((oi.data as unknown as Measures).openInterest ?? {}, 'lots'),
+        );
       }
       context.status('');
       context.rendered();
     };
     measureSelect.addEventListener('change', drawVolume);
-    for (const input of [fromInput, toInput]) input.addEventListener('change', () => load().catch(context.failed));
+    for (const input of [fromInput, toInput])
+      input.addEventListener('change', () => load().catch(context.failed));
     load().catch(context.failed);
   },
 };
@@ -144,11 +167,14 @@ function stackedBars(
     options: {
       scales: { x: { time: false, range: [-0.5, names.length - 0.5] } },
       axes: [
-        { values: (_plot, ticks) => ticks.map((tick) => (Number.isInteger(tick) ? (REGION_LABELS[names[tick] ?? ''] ?? '') : '')) },
+        categoryAxis(names.map((name) => REGION_LABELS[name] ?? name)),
         { label: unit, size: 80, values: (_plot, ticks) => ticks.map((tick) => whole(tick)) },
       ],
       series: [
-        { label: 'region', value: (_plot, value) => (value === null ? '' : (REGION_LABELS[names[value] ?? ''] ?? '')) },
+        {
+          label: 'region',
+          value: (_plot, value) => (value === null ? '' : (REGION_LABELS[names[value] ?? ''] ?? '')),
+        },
         ...order.map((index) => {
           const [, label] = present[index] ?? ['', ''];
           const colour = COLOURS[index % COLOURS.length] ?? '#000';

@@ -20,7 +20,11 @@ export const tradelogView: View = {
   title: 'Trade log',
   mount(root, context) {
     const marketSelect = select('market', MARKETS, chosenMarket);
-    const dateInput = h('input', { type: 'date', name: 'date', value: chosenDate === '' ? undefined : toInputDate(chosenDate) });
+    const dateInput = h('input', {
+      type: 'date',
+      name: 'date',
+      value: chosenDate === '' ? undefined : toInputDate(chosenDate),
+    });
     const download = h('button', { type: 'button', disabled: true }, 'Download CSV');
     const summary = h('dl', { class: 'summary' });
     const body = h('tbody');
@@ -56,15 +60,34 @@ export const tradelogView: View = {
           ] as const
         ).flatMap(([term, value]) => [h('dt', {}, term), h('dd', {}, value)]),
       );
-      const columns = ['time', 'code', 'trade_type', 'volume', 'price', ...(electricity ? ['hours', 'face_value'] : [])] as const;
-      headRow.replaceChildren(...columns.map((column) => h('th', { scope: 'col' }, column.replace('_', ' '))));
+      const columns = [
+        'time',
+        'code',
+        'trade_type',
+        'volume',
+        'price',
+        ...(electricity ? ['hours', 'face_value'] : []),
+      ] as const;
+      headRow.replaceChildren(
+        ...columns.map((column) => h('th', { scope: 'col' }, column.replace('_', ' '))),
+      );
       body.replaceChildren(
         ...log.data
           .slice(0, SHOWN_ROWS)
-          .map((entry) => h('tr', {}, ...columns.map((column) => h('td', {}, (entry as Record<string, string | undefined>)[column] ?? '')))),
+          .map((entry) =>
+            h(
+              'tr',
+              {},
+              ...columns.map((column) =>
+                h('td', {}, (entry as Record<string, string | undefined>)[column] ?? ''),
+              ),
+            ),
+          ),
       );
       note.textContent =
-        log.data.length > SHOWN_ROWS ? `the first ${SHOWN_ROWS} of ${log.data.length} trades; the CSV holds all` : '';
+        log.data.length > SHOWN_ROWS
+          ? `the first ${SHOWN_ROWS} of ${log.data.length} trades; the CSV holds all`
+          : '';
       download.disabled = false;
       context.status('');
       context.rendered();
