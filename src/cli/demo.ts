@@ -4,6 +4,7 @@ import { type Command, InvalidArgumentError } from 'commander';
 import { loadConfig, storeLocation } from '../config.js';
 import { lastCompletedTradingDay, nextTradingDay } from '../domain/calendar.js';
 import { createSimulator } from '../feed/simulator/simulator.js';
+import { dashboardBuild } from '../http/dashboard.js';
 import type { HttpLimits } from '../http/limits.js';
 import { ingestEvents } from '../ingest/ingest-events.js';
 import { type LiveExchange, startLiveExchange } from '../ingest/live-exchange.js';
@@ -157,6 +158,10 @@ export function demoBanner(demo: RunningDemo): string {
     `  end_of_day key:  ${demo.keys.endOfDay}`,
     `  ${KEYS_ORIGIN[demo.keys.origin]}; kept in ${demo.keys.file} (yours alone, mode 600)`,
     '  for the next start; `npm start -- --new-keys` revokes them and issues new ones.',
+    '',
+    dashboardBuild() === undefined
+      ? 'Dashboard: not built (run `npm run build`, then start again)'
+      : `Dashboard (open it in a browser and enter the historical key): ${base}/`,
     '',
     'Try:',
     `  curl ${h} "${base}/api/intraday?futures=au_electricity"`,

