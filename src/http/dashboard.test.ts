@@ -137,6 +137,14 @@ describe.skipIf(!haveChromium)('the dashboard in Chromium', () => {
     // Forward curves: the default view.
     await chartHasData(page, 'curves');
     expect(await page.evaluate(() => window.location.href)).not.toContain('gq_');
+    await page.getByText(/compared with \d{8}/).waitFor();
+    // Hover: the legend names each point's code, settle and change since the earlier day.
+    const plot = page.locator('[data-chart="curves"] .u-over');
+    const box = await plot.boundingBox();
+    await plot.hover({ position: { x: (box?.width ?? 400) * 0.6, y: (box?.height ?? 200) / 2 } });
+    await expect
+      .poll(() => page.locator('[data-chart="curves"] .u-legend').textContent())
+      .toMatch(/[A-Z]{2}[FGHJKMNQUVXZ]\d{4} \d+\.\d{2} \([+-]?\d+\.\d{2}\)/);
     await shot(page, 'curves');
     // The machine's own frame rate, on a view that does not change: the baseline of the board's.
     const idle = await framesPerSecond(page);
@@ -167,7 +175,8 @@ describe.skipIf(!haveChromium)('the dashboard in Chromium', () => {
     );
     const fps = await framesPerSecond(page);
     console.log(
-      `dashboard: market board at --speed 600: ${fps.fps.toFixed(1)} frames/s over ${fps.seconds} s while ${fps.updates} stream events arrived; ` +
+      `dashboard: market board at --speed 600: ${fps.fps.toFixed(1)} frames/s over ${fps.seconds} s while ${fps.updates} stream events arrived ` +
+        `(${fps.long} frames over 50 ms: ${fps.script.toFixed(0)} ms script, ${fps.layout.toFixed(0)} ms style and layout); ` +
         `the same page idle: ${idle.fps.toFixed(1)} frames/s (load average ${loadavg()[0]?.toFixed(2)})`,
     );
     expect(fps.updates).toBeGreaterThan(0);
@@ -264,11 +273,28 @@ async function shot(page: Page, name: string): Promise<void> {
 }
 
 /** requestAnimationFrame callbacks over three seconds (and the board's stream events meanwhile). */
-async function framesPerSecond(page: Page): Promise<{ fps: number; seconds: number; updates: number }> {
+async function framesPerSecond(page: Page): Promise<FrameRate> {
   return page.evaluate(async () => {
     const table = document.querySelector<HTMLElement>('table.board');
     const updatesAt = () => Number(table?.dataset.updates ?? 0);
     const seconds = 3;
+    // Long animation frames (over 50 ms): where their time went, script or style and layout.
+    let script = 0;
+    let layout = 0;
+    let long = 0;
+    const observer = new PerformanceObserver((list) => {
+      for (const entry of list.getEntries() as (PerformanceEntry & {
+        renderStart: number;
+        styleAndLayoutStart: number;
+        scripts: { duration: number }[];
+      })[]) {
+        long += 1;
+        script += entry.scripts.reduce((sum, one) => sum + one.duration, 0);
+        if (entry.styleAndLayoutStart > 0)
+          layout += entry.startTime + entry.duration - entry.styleAndLayoutStart;
+      }
+    });
+    observer.observe({ type: 'long-animation-frame' });
     const firstUpdates = updatesAt();
     const start = performance.now();
     let frames = 0;
@@ -280,9 +306,21 @@ async function framesPerSecond(page: Page): Promise<{ fps: number; seconds: numb
       };
       requestAnimationFrame(frame);
     });
+    observer.disconnect();
     const elapsed = (performance.now() - start) / 1000;
-    return { fps: frames / elapsed, seconds, updates: updatesAt() - firstUpdates };
+    return { fps: frames / elapsed, seconds, updates: updatesAt() - firstUpdates, long, script, layout };
   });
+}
+
+interface FrameRate {
+  readonly fps: number;
+  readonly seconds: number;
+  /** Stream events the board applied meanwhile. */
+  readonly updates: number;
+  /** Frames over 50 ms, and the milliseconds they spent in script and in style and layout. */
+  readonly long: number;
+  readonly script: number;
+  readonly layout: number;
 }
 
 async function firstRenderMs(page: Page): Promise<number> {

@@ -92,17 +92,25 @@ export const curvesView: View = {
       const latest = await settlesOf(context, region.market, '');
       if (context.signal.aborted) return;
       if (chosenPast === '') chosenPast = addDays(latest.date, -7);
+      // The latest curve at once; the earlier day's overlay when it arrives.
+      const show = (past: DaySettles | undefined) => {
+        note.textContent =
+          past === undefined
+            ? `${region.label}: ${latest.date}`
+            : `${region.label}: ${latest.date} compared with ${past.date}`;
+        const { data, series, codes } = curveData(region, latest, past ?? { date: '…', settles: new Map() });
+        // Region and days change the series' labels and codes: a new chart.
+        chart?.destroy();
+        chartBox.replaceChildren();
+        chart = createChart(chartBox, curveOptions(series, codes), data);
+        context.rendered();
+      };
+      show(undefined);
       const past = await pastSettles(context, region.market, chosenPast);
       if (context.signal.aborted) return;
       pastInput.value = toInputDate(past.date);
-      note.textContent = `${region.label}: ${latest.date} compared with ${past.date}`;
-      const { data, series, codes } = curveData(region, latest, past);
-      // Region and days change the series' labels and codes: a new chart (it takes a millisecond).
-      chart?.destroy();
-      chartBox.replaceChildren();
-      chart = createChart(chartBox, curveOptions(series, codes), data);
+      show(past);
       context.status('');
-      context.rendered();
     };
     const redraw = () => draw().catch(context.failed);
     regionSelect.addEventListener('change', redraw);
