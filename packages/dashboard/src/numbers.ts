@@ -22,10 +22,17 @@ export function priceChange(a: string | null | undefined, b: string | null | und
   return `${sign}${Math.trunc(abs / 100)}.${String(abs % 100).padStart(2, '0')}`;
 }
 
-const grouped = new Intl.NumberFormat('en-AU', { maximumFractionDigits: 0 });
+const thousands = new Intl.NumberFormat('en-AU', { maximumFractionDigits: 0 });
 
 /** A whole number with thousands separators, for reading at a glance. */
 export function whole(value: number | string | null | undefined): string {
   const parsed = typeof value === 'number' ? value : num(value);
-  return parsed === null ? '' : grouped.format(parsed);
+  return parsed === null ? '' : thousands.format(parsed);
+}
+
+/** An exact decimal string with thousands separators on its whole part, digits untouched. */
+export function grouped(value: string): string {
+  const match = /^(-?)(\d+)(\.\d+)?$/.exec(value);
+  if (!match) return value;
+  return `${match[1]}${(match[2] ?? '').replace(/\B(?=(\d{3})+$)/g, ',')}${match[3] ?? ''}`;
 }

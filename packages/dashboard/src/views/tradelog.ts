@@ -1,7 +1,7 @@
 import type { TradelogParams } from '@gridquote/client';
 import { MARKETS, type MarketCode } from '../codes.js';
 import { field, fromInputDate, h, select, toInputDate, toolbar } from '../dom.js';
-import { whole } from '../numbers.js';
+import { grouped, whole } from '../numbers.js';
 import type { View } from '../view.js';
 
 /**
@@ -56,7 +56,7 @@ export const tradelogView: View = {
             ['trades', whole(log.summary.trades)],
             ['lots', whole(log.summary.volume)],
             ['MWh', electricity ? whole(log.summary.traded_mwh) : '–'],
-            ['face value', electricity ? `$${whole(log.summary.face_value)}` : '–'],
+            ['face value', electricity ? `$${grouped(log.summary.face_value)}` : '–'],
           ] as const
         ).flatMap(([term, value]) => [h('dt', {}, term), h('dd', {}, value)]),
       );
