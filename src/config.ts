@@ -61,7 +61,7 @@ export const SETTINGS = {
   logLevel: {
     env: 'LOG_LEVEL',
     placeholder: 'level',
-    description: `request log level: ${LOG_LEVELS.join(', ')}`,
+    description: `level of the server's JSON log on stdout (a line per request at info, a 5xx and its cause at error, warnings such as a lost Redis at warn): ${LOG_LEVELS.join(', ')}`,
     fallback: 'info' as LogLevel,
     parse: (text) =>
       (LOG_LEVELS as readonly string[]).includes(text)
@@ -132,7 +132,8 @@ export const SETTINGS = {
     env: 'GRIDQUOTE_REDIS_URL',
     placeholder: 'url',
     description:
-      'redis:// URL: rate-limit counters shared by every server given the same Redis and key prefix; unset, counted in this process',
+      'redis:// URL: rate-limit counters shared by every server process given the same Redis and key prefix; ' +
+      'unset, counted by this serve alone (its primary counts for all its --workers)',
     fallback: undefined as string | undefined,
     parse: (text): Parsed<string> =>
       /^rediss?:\/\/\S+$/.test(text)
@@ -153,7 +154,8 @@ export const SETTINGS = {
     env: 'GRIDQUOTE_REDIS_UNAVAILABLE',
     placeholder: 'policy',
     description:
-      'while Redis is unreachable: allow (count in this process alone, metric gridquote_rate_limit_fallback_total) or refuse (503 with Retry-After)',
+      'while Redis is unreachable: allow (each server process, each worker, counts alone; metric ' +
+      'gridquote_rate_limit_fallback_total) or refuse (503 with Retry-After)',
     fallback: 'allow' as RedisUnavailablePolicy,
     parse: (text): Parsed<RedisUnavailablePolicy> =>
       (REDIS_UNAVAILABLE_POLICIES as readonly string[]).includes(text)
@@ -172,7 +174,9 @@ export const SETTINGS = {
   streamsPerKey: {
     env: 'GRIDQUOTE_STREAMS_PER_KEY',
     placeholder: 'n',
-    description: 'event streams (GET /api/stream) one API key may hold open at once; one more is a 429',
+    description:
+      'event streams (GET /api/stream) one API key may hold open at once on one server process (each of ' +
+      '--workers counts its own); one more is a 429',
     fallback: 5,
     parse: (text) => wholeNumber(text, 1, 10_000, 'a number of streams'),
   },
@@ -188,15 +192,16 @@ export const SETTINGS = {
     env: 'GRIDQUOTE_STREAM_TOKEN_SECRET',
     placeholder: 'secret',
     description:
-      'HMAC secret of stream tokens (GET /api/stream/token); replicas behind one address must share it; ' +
-      'unset, each process draws its own (prefer the env var: a flag shows in process listings)',
+      'HMAC secret of stream tokens (GET /api/stream/token); separate serves behind one address must share it; ' +
+      'unset, each serve draws its own at start, which its --workers share (prefer the env var: a flag shows in process listings)',
     fallback: undefined as string | undefined,
     parse: secretToken,
   },
   pgPoolMax: {
     env: 'GRIDQUOTE_PG_POOL_MAX',
     placeholder: 'n',
-    description: 'PostgreSQL store: connections for reads at most (requests beyond wait for one)',
+    description:
+      'PostgreSQL store: read connections at most, per server process (each of --workers has its own pool); requests beyond wait for one',
     fallback: 10,
     parse: (text) => wholeNumber(text, 1, 1_000, 'a number of connections'),
   },

@@ -1,3 +1,4 @@
+import { parseCsv } from '@gridquote/client';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
 import { createApiKey } from '../src/http/api-keys.js';
@@ -112,36 +113,7 @@ export function expectJson(response: LightMyRequestResponse): Record<string, unk
 export function expectCsv(response: LightMyRequestResponse): string[][] {
   expect(response.statusCode, response.body).toBe(200);
   expect(response.headers['content-type']).toBe('text/csv; charset=utf-8');
-  return parseCsv(response.body);
-}
-
-/** A strict RFC 4180 reader (for tests): `\n` line ends, quoted cells, any delimiter. */
-export function parseCsv(text: string, delimiter = ','): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let cell = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const char = text[i];
-    if (quoted) {
-      if (char === '"' && text[i + 1] === '"') {
-        cell += '"';
-        i++;
-      } else if (char === '"') quoted = false;
-      else cell += char;
-    } else if (char === '"') quoted = true;
-    else if (char === delimiter) {
-      row.push(cell);
-      cell = '';
-    } else if (char === '\n') {
-      row.push(cell);
-      rows.push(row);
-      row = [];
-      cell = '';
-    } else cell += char;
-  }
-  if (cell !== '' || row.length > 0) throw new Error('CSV does not end with a line end');
-  return rows;
+  return parseCsv(response.body, ',', { strict: true });
 }
 
 type JsonRecord = Record<string, unknown>;

@@ -25,11 +25,6 @@ export interface SeededStore {
 }
 
 /**
- * A real store filled through the ingest path with simulated trading days. Synchronous for the
- * tests' convenience: the SQLite adapter stores an append when it is called (its promise only
- * reports), and a refusal would surface as an unhandled rejection, which fails the run.
- */
-/**
  * An empty store of the kind the suites run over (testStoreKind): SQLite in memory, or a
  * PostgreSQL store in a fresh schema that its close() drops.
  */
@@ -60,6 +55,11 @@ export async function seededTestStore(options: SeededStoreOptions = {}): Promise
   return { store, dates, simulator };
 }
 
+/**
+ * A real store filled through the ingest path with simulated trading days. Synchronous for the
+ * tests' convenience: the SQLite adapter stores an append when it is called (its promise only
+ * reports), and a refusal would surface as an unhandled rejection, which fails the run.
+ */
 export function seededStore(options: SeededStoreOptions = {}): SeededStore {
   const { seed = 7, days = 3, until = '20250228', path = MEMORY } = options;
   const store = openSqliteStore(path);

@@ -1,12 +1,13 @@
 import { createHash } from 'node:crypto';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
+import { parseCsv } from '@gridquote/client';
 import fc from 'fast-check';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../src/http/api-keys.js';
 import { buildApp, ROUTES } from '../src/http/app.js';
 import type { MarketStore } from '../src/store/store.js';
-import { DEFAULT_NOW, parseCsv } from './api-harness.js';
+import { DEFAULT_NOW } from './api-harness.js';
 import { seededStore } from './fixtures.js';
 
 /**
@@ -516,6 +517,7 @@ function expectWellFormed(path: string, method: string, response: LightMyRequest
       const rows = parseCsv(
         table.endsWith('\n') ? table : `${table}\n`,
         path === '/api/messages' ? '\t' : ',',
+        { strict: true },
       );
       const width = rows[0]?.length ?? 0;
       expect(width).toBeGreaterThan(0);

@@ -7,7 +7,8 @@ import { ingestEvents } from '../src/ingest/ingest-events.js';
 import { openPostgresStore } from '../src/store/postgres/open-postgres-store.js';
 import { reportSkipped, TEST_PG_URL, testSchemas } from '../src/store/postgres/test-schemas.js';
 import { expectProblem } from './api-harness.js';
-import { startTcpProxy } from './tcp-proxy.js';
+import { proxyInFrontOf } from './tcp-proxy.js';
+import { waitFor } from './wait-for.js';
 
 reportSkipped('serving while PostgreSQL goes away');
 const schemas = testSchemas();
@@ -30,12 +31,8 @@ const OPERATIONS = [
 
 describe.skipIf(TEST_PG_URL === undefined)('serving from PostgreSQL while the server goes away', () => {
   it('answers 503 with Retry-After and fails /readyz, then serves again by itself', async () => {
-    const target = new URL(TEST_PG_URL ?? 'postgres://localhost');
-    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
-    const viaProxy = new URL(target);
-    viaProxy.hostname = '127.0.0.1';
-    viaProxy.port = String(proxy.port);
-    const store = await openPostgresStore(viaProxy.href, {
+    const { proxy, url: viaProxy } = await proxyInFrontOf(TEST_PG_URL ?? 'postgres://localhost', 5432);
+    const store = await openPostgresStore(viaProxy, {
       schema: schemas.name(),
       migrate: true,
       connectTimeoutMs: 1000,
@@ -67,11 +64,9 @@ describe.skipIf(TEST_PG_URL === undefined)('serving from PostgreSQL while the se
         expect(response.headers['retry-after'], url).toMatch(/^\d+$/);
       }
       await proxy.restore();
-      const deadline = Date.now() + 20_000;
-      while ((await get('/readyz')).statusCode !== 200) {
-        if (Date.now() > deadline) throw new Error('/readyz did not recover');
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+      await waitFor('/readyz to recover', async () => (await get('/readyz')).statusCode === 200, {
+        intervalMs: 50,
+      });
       for (const url of OPERATIONS) expect((await get(url)).statusCode, url).toBe(200);
     } finally {
       await app.close();

@@ -58,3 +58,19 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     close: stop,
   };
 }
+
+/**
+ * A proxy in front of the server a URL names (at `defaultPort` when the URL has no port), and
+ * that URL pointed at the proxy instead: what a client under test connects to.
+ */
+export async function proxyInFrontOf(
+  url: string,
+  defaultPort: number,
+): Promise<{ proxy: TcpProxy; url: string }> {
+  const target = new URL(url);
+  const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || defaultPort) });
+  const viaProxy = new URL(target);
+  viaProxy.hostname = '127.0.0.1';
+  viaProxy.port = String(proxy.port);
+  return { proxy, url: viaProxy.href };
+}

@@ -1,13 +1,10 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough, Readable, Writable } from 'node:stream';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { openStore } from '../store/open-store.js';
-import type { CliIo } from './cli-io.js';
+import { expectOneLineError, runGridquote } from '../../test/cli-in-process.js';
 import { registerExport } from './export.js';
 import { registerIngest } from './ingest.js';
-import { createProgram, runCli } from './run-cli.js';
 import { registerSeed } from './seed.js';
 
 const directory = mkdtempSync(join(tmpdir(), 'gridquote-cli-'));
@@ -17,38 +14,13 @@ afterAll(() => {
   rmSync(directory, { recursive: true, force: true });
 });
 
-class Capture extends Writable {
-  text = '';
-  override _write(chunk: Buffer, _encoding: BufferEncoding, done: () => void): void {
-    this.text += chunk.toString();
-    done();
-  }
-}
-
-/** Runs `gridquote ...args` in process, as main.ts does, capturing its output. */
-async function gridquote(args: string[], stdinText = '') {
-  const stdout = new Capture();
-  const stderr = new Capture();
-  const io: CliIo = {
-    stdout,
-    stderr,
-    stdin: stdinText === '' ? new PassThrough().end() : Readable.from([stdinText]),
-    now: () => new Date('2025-02-24T08:00:00Z'), // Mon 24 Feb 2025 19:00 Sydney
-    openStore,
-  };
-  const program = createProgram({ stdout, stderr });
-  registerSeed(program, io);
-  registerIngest(program, io);
-  registerExport(program, io);
-  const code = await runCli(program, ['node', 'gridquote', ...args], stderr);
-  return { code, stdout: stdout.text, stderr: stderr.text };
-}
-
-/** A failure is exactly one line on stderr, "gridquote: ...". */
-function expectOneLineError(result: { code: number; stderr: string }, pattern: RegExp): void {
-  expect(result.code).not.toBe(0);
-  expect(result.stderr).toMatch(/^gridquote: [^\n]+\n$/);
-  expect(result.stderr).toMatch(pattern);
+/** `gridquote ...args` with the store commands, on Mon 24 Feb 2025 19:00 Sydney. */
+function gridquote(args: string[], stdin = '') {
+  return runGridquote(args, {
+    commands: [registerSeed, registerIngest, registerExport],
+    now: () => new Date('2025-02-24T08:00:00Z'),
+    stdin,
+  });
 }
 
 /** The seed arguments the determinism test repeats: two days to 20250221, seed 3. */

@@ -2,18 +2,15 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough, Readable, Writable } from 'node:stream';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { afterAll, describe, expect, it } from 'vitest';
+import { expectOneLineError, runGridquote } from '../../test/cli-in-process.js';
 import { testNatsUrl } from '../config.js';
 import { formatFeedEvent } from '../feed/ndjson.js';
 import { createSimulator } from '../feed/simulator/simulator.js';
-import { openStore } from '../store/open-store.js';
-import type { CliIo } from './cli-io.js';
 import { registerFeed } from './feed.js';
 import { registerIngest } from './ingest.js';
-import { createProgram, runCli } from './run-cli.js';
 
 const NATS_URL = testNatsUrl();
 if (!NATS_URL) console.log('feed.test.ts: publishing skipped, GRIDQUOTE_TEST_NATS_URL is not set');
@@ -31,35 +28,12 @@ afterAll(async () => {
   }
 });
 
-class Capture extends Writable {
-  text = '';
-  override _write(chunk: Buffer, _encoding: BufferEncoding, done: () => void): void {
-    this.text += chunk.toString();
-    done();
-  }
-}
-
-async function gridquote(args: string[], stdinText = '') {
-  const stdout = new Capture();
-  const stderr = new Capture();
-  const io: CliIo = {
-    stdout,
-    stderr,
-    stdin: stdinText === '' ? new PassThrough().end() : Readable.from([stdinText]),
+function gridquote(args: string[], stdin = '') {
+  return runGridquote(args, {
+    commands: [registerIngest, registerFeed],
     now: () => new Date('2026-03-03T08:00:00Z'),
-    openStore,
-  };
-  const program = createProgram({ stdout, stderr });
-  registerIngest(program, io);
-  registerFeed(program, io);
-  const code = await runCli(program, ['node', 'gridquote', ...args], stderr);
-  return { code, stdout: stdout.text, stderr: stderr.text };
-}
-
-function expectOneLineError(result: { code: number; stderr: string }, pattern: RegExp): void {
-  expect(result.code).not.toBe(0);
-  expect(result.stderr).toMatch(/^gridquote: [^\n]+\n$/);
-  expect(result.stderr).toMatch(pattern);
+    stdin,
+  });
 }
 
 describe('gridquote feed publish and ingest --from: their arguments', () => {

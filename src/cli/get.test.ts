@@ -2,23 +2,12 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough, Writable } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, type Harness, type HarnessAppOptions } from '../../test/api-harness.js';
+import { runGridquote } from '../../test/cli-in-process.js';
 import { refusingRateLimitStore } from '../../test/scripted-rate-limit.js';
-import { openStore } from '../store/open-store.js';
-import type { CliIo } from './cli-io.js';
 import { INDEX_FILE } from './download-index.js';
 import { type GetDependencies, registerGet } from './get.js';
-import { createProgram, runCli } from './run-cli.js';
-
-class Capture extends Writable {
-  text = '';
-  override _write(chunk: Buffer, _encoding: BufferEncoding, done: () => void): void {
-    this.text += chunk.toString();
-    done();
-  }
-}
 
 /** The seeded history is 24-28 February 2025; the range also covers days before and after it. */
 const FROM = '20250220';
@@ -32,21 +21,9 @@ async function listening(app?: HarnessAppOptions): Promise<{ harness: Harness; b
   return { harness, baseUrl };
 }
 
-/** Runs `gridquote get ...` in process, as main.ts does. */
-async function gridquote(args: readonly string[], deps: GetDependencies) {
-  const stdout = new Capture();
-  const stderr = new Capture();
-  const io: CliIo = {
-    stdout,
-    stderr,
-    stdin: new PassThrough().end(),
-    now: () => new Date(),
-    openStore,
-  };
-  const program = createProgram({ stdout, stderr });
-  registerGet(program, io, deps);
-  const code = await runCli(program, ['node', 'gridquote', ...args], stderr);
-  return { code, stdout: stdout.text, stderr: stderr.text };
+/** `gridquote get ...` with the given fetch and environment. */
+function gridquote(args: readonly string[], deps: GetDependencies) {
+  return runGridquote(args, { commands: [(program, io) => registerGet(program, io, deps)] });
 }
 
 /** A loopback port nobody listens on (just released). */
@@ -74,31 +51,40 @@ describe('gridquote get', () => {
 
   const csvOf = async (day: string) =>
     (await harness.get(`/api/tradelog?market=au_gas&date=${day}`, { accept: 'text/csv' })).body;
-
-  it('writes one file per trading day with data, skips and counts days without, never prints the key', async () => {
-    const key = harness.keys.historical;
-    const args = [
-      'get',
-      'tradelog',
-      'market=au_gas',
-      '--from',
-      FROM,
-      '--to',
-      TO,
-      '--out',
-      dir,
-      '--format',
-      'csv',
-    ];
-    const result = await gridquote(args, { env: { GRIDQUOTE_URL: baseUrl, GRIDQUOTE_KEY: key } });
-    expect(result.code, result.stderr).toBe(0);
-    const files = readdirSync(dir)
+  /** The API and a historical key, as GRIDQUOTE_URL and GRIDQUOTE_KEY give them. */
+  const historicalEnv = () => ({ GRIDQUOTE_URL: baseUrl, GRIDQUOTE_KEY: harness.keys.historical });
+  /** `get tradelog market=au_gas` from..to into the test's folder, as CSV. */
+  const tradelogCsvArgs = (from = FROM, to = TO) => [
+    'get',
+    'tradelog',
+    'market=au_gas',
+    '--from',
+    from,
+    '--to',
+    to,
+    '--out',
+    dir,
+    '--format',
+    'csv',
+  ];
+  /** The day files in the folder (not the download index), by name. */
+  const dayFiles = () =>
+    readdirSync(dir)
       .filter((name) => name !== INDEX_FILE)
       .sort();
-    expect(files).toEqual(WITH_DATA.map((day) => `tradelog-au_gas-${day}.csv`));
+  /** Every day with data has its file, and it holds what the server answers for that day. */
+  const expectEveryDayAsServed = async () => {
     for (const day of WITH_DATA) {
       expect(readFileSync(join(dir, `tradelog-au_gas-${day}.csv`), 'utf8')).toBe(await csvOf(day));
     }
+  };
+
+  it('writes one file per trading day with data, skips and counts days without, never prints the key', async () => {
+    const key = harness.keys.historical;
+    const result = await gridquote(tradelogCsvArgs(), { env: historicalEnv() });
+    expect(result.code, result.stderr).toBe(0);
+    expect(dayFiles()).toEqual(WITH_DATA.map((day) => `tradelog-au_gas-${day}.csv`));
+    await expectEveryDayAsServed();
     // 20, 21 February and 3 March are trading days outside the history: 404, counted.
     expect(result.stdout).toMatch(
       /^8 trading days 20250220\.\.20250303 into .*: 5 downloaded \(\d+ bytes\), 0 unchanged \(304\), 3 without data \(404\) in \d+\.\d s\n$/,
@@ -135,20 +121,8 @@ describe('gridquote get', () => {
   });
 
   it('resumes after an interrupted run: complete files are kept, the cut one is fetched again', async () => {
-    const env = { GRIDQUOTE_URL: baseUrl, GRIDQUOTE_KEY: harness.keys.historical };
-    const args = [
-      'get',
-      'tradelog',
-      'market=au_gas',
-      '--from',
-      FROM,
-      '--to',
-      TO,
-      '--out',
-      dir,
-      '--format',
-      'csv',
-    ];
+    const env = historicalEnv();
+    const args = tradelogCsvArgs();
     // The connection dies in the middle of the 5th answer (the 3rd day with data).
     let requests = 0;
     const cutting: typeof fetch = async (input, init) => {
@@ -167,10 +141,7 @@ describe('gridquote get', () => {
     expect(interrupted.stderr).toMatch(
       /\ngridquote: the API did not answer \(terminated\); run the same command again to resume\n$/,
     );
-    const written = readdirSync(dir)
-      .filter((name) => name !== INDEX_FILE)
-      .sort();
-    expect(written).toEqual(['tradelog-au_gas-20250224.csv', 'tradelog-au_gas-20250225.csv']);
+    expect(dayFiles()).toEqual(['tradelog-au_gas-20250224.csv', 'tradelog-au_gas-20250225.csv']);
 
     const sent: { url: string; ifNoneMatch: string | null }[] = [];
     const recording: typeof fetch = async (input, init) => {
@@ -189,9 +160,7 @@ describe('gridquote get', () => {
       '20250225',
     ]);
     expect(sent).toHaveLength(8);
-    for (const day of WITH_DATA) {
-      expect(readFileSync(join(dir, `tradelog-au_gas-${day}.csv`), 'utf8')).toBe(await csvOf(day));
-    }
+    await expectEveryDayAsServed();
     expect(readdirSync(dir).some((name) => name.endsWith('.partial'))).toBe(false);
 
     // A third run rewrites nothing: every file is revalidated and unchanged.
@@ -202,20 +171,8 @@ describe('gridquote get', () => {
   });
 
   it('downloads a file again when it changed on disk since it was completed', async () => {
-    const env = { GRIDQUOTE_URL: baseUrl, GRIDQUOTE_KEY: harness.keys.historical };
-    const args = [
-      'get',
-      'tradelog',
-      'market=au_gas',
-      '--from',
-      '20250224',
-      '--to',
-      '20250225',
-      '--out',
-      dir,
-      '--format',
-      'csv',
-    ];
+    const env = historicalEnv();
+    const args = tradelogCsvArgs('20250224', '20250225');
     expect((await gridquote(args, { env })).code).toBe(0);
     writeFileSync(join(dir, 'tradelog-au_gas-20250224.csv'), 'damaged');
     const again = await gridquote(args, { env });
@@ -224,7 +181,7 @@ describe('gridquote get', () => {
   });
 
   it('refuses what it cannot do, in one line, before or at the first request', async () => {
-    const env = { GRIDQUOTE_URL: baseUrl, GRIDQUOTE_KEY: harness.keys.historical };
+    const env = historicalEnv();
     const cases: [string[], RegExp][] = [
       [
         ['get', 'intraday', 'futures=BNH'],

@@ -1,42 +1,19 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough, Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runGridquote } from '../../test/cli-in-process.js';
 import { authenticate } from '../http/auth.js';
-import { openStore } from '../store/open-store.js';
 import { openSqliteStore } from '../store/sqlite/open-sqlite-store.js';
-import type { CliIo } from './cli-io.js';
 import { registerKeys } from './keys.js';
-import { createProgram, runCli } from './run-cli.js';
-
-class Capture extends Writable {
-  text = '';
-  override _write(chunk: Buffer, _encoding: BufferEncoding, done: () => void): void {
-    this.text += chunk.toString();
-    done();
-  }
-}
 
 const NOW = new Date('2025-03-07T01:00:00Z');
 let dir: string;
 let db: string;
 
-/** Runs `gridquote keys ...` in process, as main.ts does. */
-async function gridquote(...args: string[]) {
-  const stdout = new Capture();
-  const stderr = new Capture();
-  const io: CliIo = {
-    stdout,
-    stderr,
-    stdin: new PassThrough().end(),
-    now: () => NOW,
-    openStore,
-  };
-  const program = createProgram({ stdout, stderr });
-  registerKeys(program, io);
-  const code = await runCli(program, ['node', 'gridquote', ...args], stderr);
-  return { code, stdout: stdout.text, stderr: stderr.text };
+/** `gridquote keys ...` at NOW. */
+function gridquote(...args: string[]) {
+  return runGridquote(args, { commands: [registerKeys], now: () => NOW });
 }
 
 beforeEach(async () => {

@@ -1,15 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough, Writable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openStore } from '../store/open-store.js';
+import { runGridquote } from '../../test/cli-in-process.js';
 import { reportSkipped, TEST_PG_URL, testSchemas } from '../store/postgres/test-schemas.js';
-import type { CliIo } from './cli-io.js';
 import { registerExport } from './export.js';
 import { registerKeys } from './keys.js';
 import { registerMigrate } from './migrate.js';
-import { createProgram, runCli } from './run-cli.js';
 import { registerSeed } from './seed.js';
 
 reportSkipped('gridquote commands on PostgreSQL');
@@ -22,32 +19,12 @@ afterAll(async () => {
   if (TEST_PG_URL !== undefined) await schemas.dropAll();
 });
 
-class Capture extends Writable {
-  text = '';
-  override _write(chunk: Buffer, _encoding: BufferEncoding, done: () => void): void {
-    this.text += chunk.toString();
-    done();
-  }
-}
-
-/** Runs `gridquote ...args` in process, as main.ts does, capturing its output. */
-async function gridquote(args: string[]) {
-  const stdout = new Capture();
-  const stderr = new Capture();
-  const io: CliIo = {
-    stdout,
-    stderr,
-    stdin: new PassThrough().end(),
+/** `gridquote ...args` with the commands that take a PostgreSQL store, on Mon 24 Feb 2025. */
+function gridquote(args: string[]) {
+  return runGridquote(args, {
+    commands: [registerSeed, registerExport, registerKeys, registerMigrate],
     now: () => new Date('2025-02-24T08:00:00Z'),
-    openStore,
-  };
-  const program = createProgram({ stdout, stderr });
-  registerSeed(program, io);
-  registerExport(program, io);
-  registerKeys(program, io);
-  registerMigrate(program, io);
-  const code = await runCli(program, ['node', 'gridquote', ...args], stderr);
-  return { code, stdout: stdout.text, stderr: stderr.text };
+  });
 }
 
 const SEED = ['--days', '2', '--until', '20250221', '--seed', '3'];

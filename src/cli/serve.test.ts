@@ -1,13 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough, Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectOneLineError, runGridquote } from '../../test/cli-in-process.js';
 import { seededStore } from '../../test/fixtures.js';
 import { createApiKey } from '../http/api-keys.js';
-import { openStore } from '../store/open-store.js';
-import type { CliIo } from './cli-io.js';
-import { createProgram, runCli } from './run-cli.js';
 import { registerServe, startServer } from './serve.js';
 
 let dir: string;
@@ -24,21 +21,9 @@ beforeAll(async () => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** Runs `gridquote serve ...` in process with captured output, as the commands' own tests do. */
-async function runServe(args: readonly string[]): Promise<{ code: number; stderr: Capture }> {
-  const stderr = new Capture();
-  const stdout = new Capture();
-  const io: CliIo = {
-    stdout,
-    stderr,
-    stdin: new PassThrough().end(),
-    now: () => new Date(),
-    openStore,
-  };
-  const program = createProgram({ stdout, stderr });
-  registerServe(program, io);
-  const code = await runCli(program, ['node', 'gridquote', ...args], stderr);
-  return { code, stderr };
+/** `gridquote serve ...` in process; only its refusals return. */
+function runServe(args: readonly string[]) {
+  return runGridquote(args, { commands: [registerServe] });
 }
 
 describe('serve', () => {
@@ -94,10 +79,9 @@ describe('serve', () => {
       [['serve', '--db', join(dir, 'nope.db')], /no store at/],
       [['serve', '--db', db, '--port', 'http'], /--port must be a port number/],
     ] as const) {
-      const { code, stderr } = await runServe(args);
-      expect(code).toBe(1);
-      expect(stderr.text).toMatch(/^gridquote: [^\n]+\n$/);
-      expect(stderr.text).toMatch(message);
+      const result = await runServe(args);
+      expect(result.code).toBe(1);
+      expectOneLineError(result, message);
     }
   });
 });
@@ -114,7 +98,7 @@ describe('serve configuration', () => {
       'dash.example.com',
     ]);
     expect(code).toBe(1);
-    expect(stderr.text).toBe(
+    expect(stderr).toBe(
       [
         'gridquote: config: --port must be a port number 0..65535, got "http"',
         'gridquote: config: --request-timeout-ms must be milliseconds 100..3600000, got "10s"',
@@ -125,11 +109,3 @@ describe('serve configuration', () => {
     );
   });
 });
-
-class Capture extends Writable {
-  text = '';
-  override _write(chunk: Buffer, _encoding: BufferEncoding, done: () => void): void {
-    this.text += chunk.toString();
-    done();
-  }
-}

@@ -149,7 +149,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
  * SIGINT it drains (see RunningServer.close) and exits 0.
  */
 export function registerServe(program: Command, io: CliIo = PROCESS_IO): Command {
-  const command = program.command('serve').description('serve the query API over a SQLite market data store');
+  const command = program
+    .command('serve')
+    .description('serve the query API over a SQLite or PostgreSQL store');
   for (const [name, setting] of Object.entries(SETTINGS) as [SettingName, Setting<unknown>][]) {
     const fallback = setting.fallback === undefined ? '' : ` or ${String(setting.fallback)}`;
     command.addOption(

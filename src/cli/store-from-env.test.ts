@@ -1,51 +1,28 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough, Writable } from 'node:stream';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { openStore } from '../store/open-store.js';
-import type { CliIo } from './cli-io.js';
+import { runGridquote } from '../../test/cli-in-process.js';
 import { DEFAULT_DEMO_DB, demoStore } from './demo.js';
 import { registerExport } from './export.js';
 import { registerIngest } from './ingest.js';
 import { registerKeys } from './keys.js';
 import { registerMigrate } from './migrate.js';
-import { createProgram, runCli } from './run-cli.js';
 import { registerSeed } from './seed.js';
 
 /** Every command with --db takes GRIDQUOTE_DB without it; the flag wins (docs/operations.md). */
-
-class Capture extends Writable {
-  text = '';
-  override _write(chunk: Buffer, _encoding: BufferEncoding, done: () => void): void {
-    this.text += chunk.toString();
-    done();
-  }
-}
 
 const directory = mkdtempSync(join(tmpdir(), 'gridquote-store-env-'));
 const path = (name: string) => join(directory, name);
 const SEED = ['--days', '1', '--until', '20250221', '--seed', '3'];
 
-async function gridquote(args: string[], db: string | undefined) {
+/** `gridquote ...args` with every command that takes --db, GRIDQUOTE_DB set to `db` (or unset). */
+function gridquote(args: string[], db: string | undefined) {
   vi.stubEnv('GRIDQUOTE_DB', db);
-  const stdout = new Capture();
-  const stderr = new Capture();
-  const io: CliIo = {
-    stdout,
-    stderr,
-    stdin: new PassThrough().end(),
+  return runGridquote(args, {
+    commands: [registerSeed, registerIngest, registerExport, registerKeys, registerMigrate],
     now: () => new Date('2025-02-24T08:00:00Z'),
-    openStore,
-  };
-  const program = createProgram({ stdout, stderr });
-  registerSeed(program, io);
-  registerIngest(program, io);
-  registerExport(program, io);
-  registerKeys(program, io);
-  registerMigrate(program, io);
-  const code = await runCli(program, ['node', 'gridquote', ...args], stderr);
-  return { code, stdout: stdout.text, stderr: stderr.text };
+  });
 }
 
 let exported: string;

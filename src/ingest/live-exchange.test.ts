@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { FeedEvent } from '../feed/events.js';
-import { startLiveExchange } from './live-exchange.js';
+import { type LiveExchangeOptions, startLiveExchange } from './live-exchange.js';
 import { createSimulatedClock } from './simulated-clock.js';
 
 function dayOf(date: string): FeedEvent[] {
@@ -27,25 +27,36 @@ function clockAt(iso: string) {
   };
 }
 
+/**
+ * The exchange from Monday 19 January 2026 on a virtual clock (60x the given one), ticked by the
+ * test; what it ingests is collected in `ingested`.
+ */
+function exchangeFrom(clock: ReturnType<typeof clockAt>, options: Partial<LiveExchangeOptions> = {}) {
+  const ingested: FeedEvent[] = [];
+  const live = startLiveExchange(
+    {
+      firstDate: '20260119',
+      simulateDay: dayOf,
+      ingest: (events) => {
+        ingested.push(...events);
+        return undefined;
+      },
+      clock: createSimulatedClock({ speed: 60, realNow: clock.now }),
+      ...options,
+    },
+    false,
+  );
+  return { live, ingested };
+}
+
 describe('live exchange', () => {
   it('replays a future day on a virtual clock, in order, once, then moves to the next trading day', async () => {
     // Saturday 2026-01-17 03:00 UTC = 14:00 Sydney; the live day is Monday 19 January.
     const clock = clockAt('2026-01-17T03:00:00Z');
-    const ingested: FeedEvent[] = [];
     const starts: string[] = [];
-    const live = startLiveExchange(
-      {
-        firstDate: '20260119',
-        simulateDay: dayOf,
-        ingest: (events) => {
-          ingested.push(...events);
-          return undefined;
-        },
-        clock: createSimulatedClock({ speed: 60, realNow: clock.now }),
-        onDayStart: (date, mode) => starts.push(`${date} ${mode}`),
-      },
-      false,
-    );
+    const { live, ingested } = exchangeFrom(clock, {
+      onDayStart: (date, mode) => starts.push(`${date} ${mode}`),
+    });
     expect(live.position()).toMatchObject({ date: '20260119', time: '095900', mode: 'replay' });
     await live.tick();
     expect(ingested).toHaveLength(0);
@@ -67,19 +78,7 @@ describe('live exchange', () => {
   it('follows the real Sydney clock when the live day is today and in session', async () => {
     // 2026-01-19 01:30 UTC = 12:30 Sydney (AEDT), a Monday.
     const clock = clockAt('2026-01-19T01:30:00Z');
-    const ingested: FeedEvent[] = [];
-    const live = startLiveExchange(
-      {
-        firstDate: '20260119',
-        simulateDay: dayOf,
-        ingest: (events) => {
-          ingested.push(...events);
-          return undefined;
-        },
-        clock: createSimulatedClock({ speed: 60, realNow: clock.now }),
-      },
-      false,
-    );
+    const { live, ingested } = exchangeFrom(clock);
     await live.tick();
     expect(live.position()).toMatchObject({ date: '20260119', time: '123000', mode: 'real-time' });
     expect(ingested.map((event) => event.time)).toEqual(['100000', '120000']);
@@ -88,18 +87,12 @@ describe('live exchange', () => {
   it('reports ingest failures without stopping the clock', async () => {
     const clock = clockAt('2026-01-17T03:00:00Z');
     const errors: unknown[] = [];
-    const live = startLiveExchange(
-      {
-        firstDate: '20260119',
-        simulateDay: dayOf,
-        ingest: () => {
-          throw new Error('store unavailable');
-        },
-        clock: createSimulatedClock({ speed: 60, realNow: clock.now }),
-        onError: (error) => errors.push(error),
+    const { live } = exchangeFrom(clock, {
+      ingest: () => {
+        throw new Error('store unavailable');
       },
-      false,
-    );
+      onError: (error) => errors.push(error),
+    });
     clock.advance(2_000);
     await live.tick();
     expect(errors).toHaveLength(1);

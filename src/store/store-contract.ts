@@ -845,6 +845,37 @@ export function describeMarketStore(
         ]);
         expect(await store.reader.datamineOpenInterest({ market: 'au_electricity', date: D3 })).toEqual([]);
       });
+
+      it("values open interest without the day's settlement at the contract's latest settlement before it", async () => {
+        await store.writer.append([settle(D1, 28, 'BNZ2025', 11000)]);
+        await store.writer.append([
+          // settled on D2 and D1; on D3 only the option has a settlement
+          openInterest(D3, 2, 'BNH2026', 1100),
+          openInterest(D3, 3, 'BNZ2025', 5),
+          // never settled: its lots and MWh count, its face value has no price to count at
+          openInterest(D3, 4, 'BNU2025', 7),
+          settle(D3, 5, 'BNH20260012000C', 600, 2000),
+          openInterest(D3, 6, 'BNH20260012000C', 70),
+        ]);
+        expect(await store.reader.datamineOpenInterest({ market: 'au_electricity', date: D3 })).toEqual([
+          {
+            region: 'nsw',
+            productClass: 'averageOptions',
+            openInterest: 70,
+            qeThirds: 210,
+            mwhTenths: BigInt(70 * 2160 * 10),
+            faceValueMillis: BigInt(70 * 600 * 2160 * 10),
+          },
+          {
+            region: 'nsw',
+            productClass: 'baseQuarterFutures',
+            openInterest: 1100 + 5 + 7,
+            qeThirds: (1100 + 5 + 7) * 3,
+            mwhTenths: BigInt((1100 * 2160 + 5 * 2208 + 7 * 2208) * 10),
+            faceValueMillis: BigInt((1100 * 12330 * 2160 + 5 * 11000 * 2208) * 10),
+          },
+        ]);
+      });
     });
 
     describe('amounts at the feed limits', () => {

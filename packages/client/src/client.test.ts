@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
-import { createHarness, type Harness, type HarnessAppOptions, parseCsv } from '../../../test/api-harness.js';
+import { createHarness, type Harness, type HarnessAppOptions } from '../../../test/api-harness.js';
 import { refusingRateLimitStore } from '../../../test/scripted-rate-limit.js';
 import { GridquoteClient, type RetryInfo } from './client.js';
+import { parseCsv } from './csv.js';
 import { GridquoteError } from './errors.js';
 
 const UNLIMITED = { perSecond: 0, perMinute: 0 };
@@ -89,7 +90,7 @@ describe('GridquoteClient against a real server', () => {
     const text = await client.csv('tradelog', { market: 'au_electricity', date: '20250227' });
     expect(text).toBe(served);
     const rows = await client.csvRows('tradelog', { market: 'au_electricity', date: '20250227' });
-    expect(rows).toEqual(parseCsv(served));
+    expect(rows).toEqual(parseCsv(served, ',', { strict: true }));
     expect(rows[0]).toEqual(['date', 'time', 'code', 'trade_type', 'volume', 'price', 'hours', 'face_value']);
     const messages = await client.csvRows('messages', { market: 'au_electricity', type: 'message_board' });
     expect(messages[0]).toEqual(['time', 'message']);

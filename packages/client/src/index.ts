@@ -9,7 +9,7 @@ export {
   type RetryInfo,
   type StreamToken,
 } from './client.js';
-export { parseCsv } from './csv.js';
+export { type ParseCsvOptions, parseCsv } from './csv.js';
 export { addDays, eachDay, eachWeekday, isoDate, ymd } from './dates.js';
 export { GridquoteError } from './errors.js';
 export * from './openapi-types.js';

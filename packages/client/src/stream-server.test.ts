@@ -1,75 +1,35 @@
-import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FeedEvent } from '../../../src/feed/events.js';
 import { createApiKey } from '../../../src/http/api-keys.js';
-import { buildApp } from '../../../src/http/app.js';
-import { isSelected, type MarketSelection, StreamItem } from '../../../src/http/stream/stream-items.js';
 import { STREAM_SPEC } from '../../../src/http/stream/stream-route.js';
 import { ingestEvents } from '../../../src/ingest/ingest-events.js';
 import type { MarketStore } from '../../../src/store/store.js';
-import { seededStore } from '../../../test/fixtures.js';
+import { exportedEvents, FUTURES, LIVE, liveDayStore, NOW, serveLive } from '../../../test/live-day.js';
 import { GridquoteClient } from './client.js';
 import { STREAM_PARAMETERS, type StreamEvent } from './stream-events.js';
-
-/** A store whose history ends on 20250227, with the morning of the live day 20250228 in. */
-const PREVIOUS = '20250227';
-const LIVE = '20250228';
-const MORNING_END = '103000';
-const NOW = new Date('2025-02-28T05:00:00Z');
-const UNLIMITED = { perSecond: 0, perMinute: 0 };
-const SELECTION: MarketSelection = {
-  market: 'au_electricity',
-  contracts: { instrument: 'future', market: 'au_electricity' },
-  ticker: new Set(['book', 'trade', 'settle']),
-  messages: new Set(),
-};
 
 const cleanup: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const step of cleanup.splice(0).reverse()) await step();
 });
 
+/** The live day's store (test/live-day.ts) with a historical key. */
 async function liveStore(): Promise<{ store: MarketStore; rest: readonly FeedEvent[]; key: string }> {
-  const seeded = seededStore({ days: 2, until: PREVIOUS });
-  const live = seeded.simulator.simulateDay(LIVE);
+  const { store, rest } = await liveDayStore();
+  cleanup.push(() => store.close());
   const created = createApiKey({ level: 'historical', now: NOW });
-  await seeded.store.keys.insertKey(created.record);
-  await ingestEvents(
-    seeded.store.writer,
-    live.filter((event) => event.time < MORNING_END),
-  );
-  cleanup.push(() => seeded.store.close());
-  return { store: seeded.store, rest: live.filter((event) => event.time >= MORNING_END), key: created.key };
+  await store.keys.insertKey(created.record);
+  return { store, rest, key: created.key };
 }
 
-async function serve(store: MarketStore): Promise<{ app: FastifyInstance; base: string }> {
-  const app = buildApp({
-    reader: store.reader,
-    keys: store.keys,
-    events: store.events,
-    onAppend: (listener) => store.onAppend(listener),
-    clock: () => NOW,
-    rateLimits: { historical: UNLIMITED, end_of_day: UNLIMITED },
-  });
-  const base = await app.listen({ port: 0, host: '127.0.0.1' });
-  return { app, base };
-}
-
-/** The events of the selection in the store's export of the day: what the stream must deliver, in order. */
-async function exported(store: MarketStore): Promise<{ id: string; event: string; data: unknown }[]> {
-  const expected: { id: string; event: string; data: unknown }[] = [];
-  for await (const line of store.events.lines({ date: LIVE })) {
-    const seq = (JSON.parse(line) as { seq: number }).seq;
-    const item = StreamItem.fromStored(LIVE, { seq, line });
-    if (!isSelected(SELECTION, item.event)) continue;
-    const frame = item.frame() ?? '';
-    expected.push({
-      id: item.id,
-      event: /event: (.*)\n/.exec(frame)?.[1] ?? '',
-      data: JSON.parse(/\ndata: (.*)\n/.exec(frame)?.[1] ?? 'null'),
-    });
-  }
-  return expected;
+/** The futures events of the live day in the store, with their data parsed as the client parses it. */
+async function exported(
+  store: MarketStore,
+): Promise<{ id: string | undefined; event: string; data: unknown }[]> {
+  return (await exportedEvents(store, LIVE, FUTURES)).map((event) => ({
+    ...event,
+    data: JSON.parse(event.data),
+  }));
 }
 
 describe('the client stream against GET /api/stream', () => {
@@ -80,7 +40,7 @@ describe('the client stream against GET /api/stream', () => {
 
   it('reassembles the day exactly while the server drops its connections and restarts', async () => {
     const { store, rest, key } = await liveStore();
-    let server = await serve(store);
+    let server = await serveLive(store);
     cleanup.push(() => server.app.close());
     // The client's base stays the same; a restarted server listens elsewhere, as behind a proxy.
     const PUBLIC = 'http://gridquote.invalid';
@@ -112,7 +72,7 @@ describe('the client stream against GET /api/stream', () => {
     const half = await exported(store);
     await readUntil(half.length - 20);
     const old = server;
-    server = await serve(store);
+    server = await serveLive(store);
     await old.app.close();
     await ingestEvents(store.writer, rest.slice(rest.length / 2));
     const day = await exported(store);
@@ -127,7 +87,7 @@ describe('the client stream against GET /api/stream', () => {
 
   it('opens a browser stream URL with a token, never with the key', async () => {
     const { store, key } = await liveStore();
-    const server = await serve(store);
+    const server = await serveLive(store);
     cleanup.push(() => server.app.close());
     const client = new GridquoteClient({ baseUrl: server.base, key });
     const { token, expires_in } = await client.streamToken();

@@ -1,3 +1,4 @@
+import { parseCsv } from '@gridquote/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createHarness,
@@ -5,7 +6,6 @@ import {
   expectProblem,
   expectSameRecords,
   type Harness,
-  parseCsv,
 } from '../../../test/api-harness.js';
 import { ingestEvents } from '../../ingest/ingest-events.js';
 
@@ -75,7 +75,7 @@ async function messages(query: string) {
 }
 
 function csvOf(text: string): string[][] {
-  return parseCsv(text, '\t');
+  return parseCsv(text, '\t', { strict: true });
 }
 
 describe('GET /api/messages', () => {

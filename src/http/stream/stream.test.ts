@@ -4,7 +4,16 @@ import { join } from 'node:path';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
-import { seededStore, seededTestStore } from '../../../test/fixtures.js';
+import { seededStore } from '../../../test/fixtures.js';
+import {
+  exportedEvents,
+  FUTURES,
+  LIVE,
+  liveApp,
+  liveDayStore,
+  NOW,
+  PREVIOUS,
+} from '../../../test/live-day.js';
 import { type ReceivedEvent, SseClient } from '../../../test/sse-client.js';
 import { waitFor } from '../../../test/wait-for.js';
 import { MARKET_CODES } from '../../domain/markets.js';
@@ -13,32 +22,22 @@ import { ingestEvents } from '../../ingest/ingest-events.js';
 import { openSqliteStore } from '../../store/sqlite/open-sqlite-store.js';
 import type { EventLog, MarketStore } from '../../store/store.js';
 import { createApiKey } from '../api-keys.js';
-import { type AppOptions, buildApp } from '../app.js';
+import type { AppOptions } from '../app.js';
 import { DEFAULT_HTTP_LIMITS } from '../limits.js';
-import { isSelected, type MarketSelection, StreamItem } from './stream-items.js';
+import type { MarketSelection } from './stream-items.js';
 import { STREAM_SPEC } from './stream-route.js';
 
 /**
  * GET /api/stream over a listening server (over SQLite, and over PostgreSQL in the `postgres`
- * project: vitest.config.ts). Each fixture is a store whose seeded history ends on
- * 20250227, with the morning of the live day 20250228 in; tests ingest the rest while clients listen.
+ * project: vitest.config.ts). Each fixture is the live day of test/live-day.ts: a store whose
+ * seeded history ends on 20250227, with the morning of the live day 20250228 in; tests ingest
+ * the rest while clients listen.
  */
-const PREVIOUS = '20250227';
-const LIVE = '20250228';
-const MORNING_END = '103000';
-const NOW = new Date('2025-02-28T05:00:00Z');
-const UNLIMITED = { perSecond: 0, perMinute: 0 };
-
-const FUTURES: MarketSelection = {
-  market: 'au_electricity',
-  contracts: { instrument: 'future', market: 'au_electricity' },
-  ticker: new Set(['book', 'trade', 'settle']),
-  messages: new Set(),
-};
-
 interface Fixture {
   readonly store: MarketStore;
   readonly live: readonly FeedEvent[];
+  /** The live day after the morning: not yet in the store. */
+  readonly rest: readonly FeedEvent[];
   readonly keys: { readonly historical: string; readonly end_of_day: string; readonly historicalId: string };
   serve(options?: Partial<AppOptions>): Promise<{ app: FastifyInstance; base: string }>;
   connect(url: string, headers?: Record<string, string>, key?: string | null): SseClient;
@@ -53,34 +52,21 @@ afterEach(async () => {
 });
 
 async function fixture(): Promise<Fixture> {
-  const seeded = await seededTestStore({ days: 2, until: PREVIOUS });
-  const { store } = seeded;
-  const live = seeded.simulator.simulateDay(LIVE);
+  const { store, live, rest } = await liveDayStore();
   const historical = createApiKey({ level: 'historical', now: NOW });
   const endOfDay = createApiKey({ level: 'end_of_day', now: NOW });
   await store.keys.insertKey(historical.record);
   await store.keys.insertKey(endOfDay.record);
-  await ingestEvents(
-    store.writer,
-    live.filter((event) => event.time < MORNING_END),
-  );
   const keys = { historical: historical.key, end_of_day: endOfDay.key, historicalId: historical.record.id };
   const apps: FastifyInstance[] = [];
   const clients: SseClient[] = [];
   const made: Fixture = {
     store,
     live,
+    rest,
     keys,
     async serve(options = {}) {
-      const app = buildApp({
-        reader: store.reader,
-        keys: store.keys,
-        events: store.events,
-        onAppend: (listener) => store.onAppend(listener),
-        clock: () => NOW,
-        rateLimits: { historical: UNLIMITED, end_of_day: UNLIMITED },
-        ...options,
-      });
+      const app = liveApp(store, options);
       apps.push(app);
       const base = await app.listen({ port: 0, host: '127.0.0.1' });
       return { app, base };
@@ -94,7 +80,6 @@ async function fixture(): Promise<Fixture> {
       return client;
     },
     async ingestRest(parts = 1) {
-      const rest = live.filter((event) => event.time >= MORNING_END);
       const size = Math.ceil(rest.length / parts);
       for (let i = 0; i < rest.length; i += size) await ingestEvents(store.writer, rest.slice(i, i + size));
     },
@@ -106,27 +91,6 @@ async function fixture(): Promise<Fixture> {
   };
   open.push(made);
   return made;
-}
-
-/** What the store's export holds for a selection on a date: the events a stream must deliver, in order. */
-async function exported(
-  store: MarketStore,
-  date: string,
-  selection: MarketSelection,
-): Promise<ReceivedEvent[]> {
-  const expected: ReceivedEvent[] = [];
-  for await (const line of store.events.lines({ date })) {
-    const seq = (JSON.parse(line) as { seq: number }).seq;
-    const item = StreamItem.fromStored(date, { seq, line });
-    if (!isSelected(selection, item.event)) continue;
-    const frame = item.frame() ?? '';
-    expected.push({
-      id: item.id,
-      event: /event: (.*)\n/.exec(frame)?.[1] ?? '',
-      data: /\ndata: (.*)\n/.exec(frame)?.[1] ?? '',
-    });
-  }
-  return expected;
 }
 
 /** A small seeded generator (mulberry32): the same run every time, different points within it. */
@@ -226,12 +190,12 @@ describe('GET /api/stream: content', () => {
     expect(client.status).toBe(200);
     expect(client.headers['content-type']).toBe('text/event-stream; charset=utf-8');
     expect(client.headers['cache-control']).toBe('no-store');
-    const morning = await exported(f.store, LIVE, selection);
+    const morning = await exportedEvents(f.store, LIVE, selection);
     await client.until('the morning', (c) => c.events.length >= morning.length);
     expect(client.events).toEqual(morning);
 
     await f.ingestRest(3);
-    const day = await exported(f.store, LIVE, selection);
+    const day = await exportedEvents(f.store, LIVE, selection);
     expect(day.length).toBeGreaterThan(morning.length);
     await client.until('the whole day', (c) => c.events.length >= day.length);
     expect(client.events).toEqual(day);
@@ -281,7 +245,7 @@ describe('GET /api/stream: content', () => {
     const since = (events: ReceivedEvent[]) =>
       events.filter((event) => (times.get(event.id ?? '') ?? '') >= '101500');
     const trades: MarketSelection = { ...FUTURES, ticker: new Set(['trade']) };
-    const expected = since(await exported(f.store, LIVE, trades));
+    const expected = since(await exportedEvents(f.store, LIVE, trades));
     expect(expected.length).toBeGreaterThan(0);
     const client = await f
       .connect(`${base}/api/stream?futures=au_electricity&type=trade&from=101500`)
@@ -308,7 +272,7 @@ describe('GET /api/stream: resume', () => {
     const received: ReceivedEvent[] = [];
     let lastId: string | undefined;
     let parts = 8;
-    const rest = f.live.filter((event) => event.time >= MORNING_END);
+    const { rest } = f;
     const size = Math.ceil(rest.length / parts);
     let restarts = 0;
     for (let round = 0; round < 60 && (parts > 0 || round < 4); round++) {
@@ -316,7 +280,7 @@ describe('GET /api/stream: resume', () => {
       const client = await f.connect(`${server.base}/api/stream?futures=au_electricity`, headers).started();
       expect(client.status).toBe(200);
       const want = 1 + random(400);
-      const expectedNow = (await exported(f.store, LIVE, FUTURES)).length;
+      const expectedNow = (await exportedEvents(f.store, LIVE, FUTURES)).length;
       await client.until(
         'some events',
         (c) => c.events.length >= Math.min(want, expectedNow - received.length),
@@ -343,7 +307,7 @@ describe('GET /api/stream: resume', () => {
       await ingestEvents(f.store.writer, rest.slice((8 - parts) * size, (9 - parts) * size));
       parts -= 1;
     }
-    const day = await exported(f.store, LIVE, FUTURES);
+    const day = await exportedEvents(f.store, LIVE, FUTURES);
     const last = await f.connect(
       `${server.base}/api/stream?futures=au_electricity`,
       lastId === undefined ? {} : { 'last-event-id': lastId },
@@ -358,8 +322,8 @@ describe('GET /api/stream: resume', () => {
   it('resumes from an event of the previous trading day: the rest of that day, then the current one', async () => {
     const f = await fixture();
     const { base } = await f.serve();
-    const previous = await exported(f.store, PREVIOUS, FUTURES);
-    const today = await exported(f.store, LIVE, FUTURES);
+    const previous = await exportedEvents(f.store, PREVIOUS, FUTURES);
+    const today = await exportedEvents(f.store, LIVE, FUTURES);
     const from = previous.at(-4)?.id ?? '';
     const client = await f
       .connect(`${base}/api/stream?futures=au_electricity`, { 'last-event-id': from })
@@ -371,7 +335,7 @@ describe('GET /api/stream: resume', () => {
   it('ends with an error event, not silence, for an id it cannot resume from', async () => {
     const f = await fixture();
     const { base } = await f.serve();
-    const older = (await exported(f.store, '20250226', FUTURES))[0]?.id ?? '';
+    const older = (await exportedEvents(f.store, '20250226', FUTURES))[0]?.id ?? '';
     const cases: [string, string][] = [
       ['not-an-id', 'bad-request'],
       ['20250228-999999', 'event-id-unavailable'],
@@ -411,7 +375,7 @@ describe('GET /api/stream: when the store fails', () => {
     };
     const { base } = await f.serve({ events, streams: { retryMs: 4_321 } });
     const client = await f.connect(`${base}/api/stream?futures=au_electricity&type=trade`).started();
-    const morning = (await exported(f.store, LIVE, { ...FUTURES, ticker: new Set(['trade']) })).length;
+    const morning = (await exportedEvents(f.store, LIVE, { ...FUTURES, ticker: new Set(['trade']) })).length;
     await client.until('the morning', (c) => c.events.length >= morning);
     failing = true;
     await f.ingestRest();
@@ -443,14 +407,7 @@ describe('GET /api/stream: another process commits', () => {
     await seededFile.store.close();
     const served = openSqliteStore(path);
     const writer = openSqliteStore(path);
-    const app = buildApp({
-      reader: served.reader,
-      keys: served.keys,
-      events: served.events,
-      onAppend: (listener) => served.onAppend(listener),
-      clock: () => NOW,
-      rateLimits: { historical: UNLIMITED, end_of_day: UNLIMITED },
-    });
+    const app = liveApp(served);
     try {
       const base = await app.listen({ port: 0, host: '127.0.0.1' });
       const client = new SseClient(`${base}/api/stream?futures=au_electricity&type=trade`, {
@@ -460,7 +417,7 @@ describe('GET /api/stream: another process commits', () => {
       expect(client.status).toBe(200);
       await ingestEvents(writer.writer, live.slice(0, 400));
       await ingestEvents(writer.writer, live.slice(400));
-      const expected = await exported(writer, LIVE, { ...FUTURES, ticker: new Set(['trade']) });
+      const expected = await exportedEvents(writer, LIVE, { ...FUTURES, ticker: new Set(['trade']) });
       expect(expected.length).toBeGreaterThan(0);
       await client.until('the trades of the other connection', (c) => c.events.length >= expected.length);
       expect(client.events.filter((event) => event.id?.startsWith(LIVE))).toEqual(expected);
@@ -541,7 +498,7 @@ describe('GET /api/stream: bounds', () => {
       ticker: new Set(),
       messages: new Set(['message_board']),
     };
-    const morning = await exported(f.store, LIVE, selection);
+    const morning = await exportedEvents(f.store, LIVE, selection);
     const client = await f
       .connect(`${base}/api/stream?market=au_electricity&messages=message_board`)
       .started();

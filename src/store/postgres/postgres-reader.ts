@@ -154,10 +154,15 @@ const SQL = {
       (sum(face_value_high) * ${FACE_VALUE_SPLIT} + sum(face_value_millis))::text, sum(count)
     FROM datamine_daily WHERE market = @market AND date BETWEEN @from AND @to
     GROUP BY region, class, block, efp ORDER BY region, class, block, efp`,
+  // The face value takes the contract's latest settlement up to the date (docs/market-rules.md,
+  // "Datamine statistics").
   datamineOpenInterest: `SELECT c.region, c.datamine_class, sum(d.open_interest),
       sum(d.open_interest::numeric * c.qe_thirds),
       sum(d.open_interest::numeric * coalesce(c.hours, 0) * c.mw_tenths)::text,
-      sum(d.open_interest::numeric * coalesce(d.settle_cents, 0) * coalesce(c.hours, 0) * c.mw_tenths)::text
+      sum(d.open_interest::numeric * coalesce(d.settle_cents, (SELECT p.settle_cents FROM daily p
+          WHERE p.market = d.market AND p.instrument = d.instrument AND p.code = d.code
+            AND p.date < d.date AND p.settle_cents IS NOT NULL
+          ORDER BY p.date DESC LIMIT 1), 0) * coalesce(c.hours, 0) * c.mw_tenths)::text
     FROM daily d JOIN contracts c ON c.code = d.code
     WHERE d.date = @date AND d.market = @market AND c.datamine_class IS NOT NULL AND d.open_interest IS NOT NULL
     GROUP BY c.region, c.datamine_class ORDER BY c.region, c.datamine_class`,

@@ -1,7 +1,8 @@
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { everyAnswer } from '../../../test/store-answers.js';
-import { startTcpProxy } from '../../../test/tcp-proxy.js';
+import { proxyInFrontOf } from '../../../test/tcp-proxy.js';
+import { waitFor } from '../../../test/wait-for.js';
 import { EventConflictError } from '../event-conflict-error.js';
 import { MEMORY, openSqliteStore } from '../sqlite/open-sqlite-store.js';
 import type { MarketStore, ValidatedEvent } from '../store.js';
@@ -175,7 +176,7 @@ describe.skipIf(TEST_PG_URL === undefined)('postgres store', () => {
         other.onAppend((notice) => remoteSeen.push(notice));
         await writer.writer.append(dayOne());
         expect(seen).toEqual([{ version: 27, added: 27, dates: [D1], revisions: new Map([[D1, 27]]) }]);
-        await waitFor(() => remoteSeen.length > 0);
+        await waitFor('the other store told of the commit', () => remoteSeen.length > 0);
         expect(remoteSeen).toEqual([{ version: 27, added: 0, dates: [D1], revisions: new Map([[D1, 27]]) }]);
       } finally {
         await other.close();
@@ -292,23 +293,14 @@ function byIdentity(events: readonly ValidatedEvent[]) {
   return (a: string, b: string) => ((key.get(a) ?? '') < (key.get(b) ?? '') ? -1 : 1);
 }
 
-async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 describe.skipIf(TEST_PG_URL === undefined)('postgres store losing its server', () => {
   it('fails its operations while the server is away and works again once it is back', async () => {
-    const target = new URL(TEST_PG_URL ?? 'postgres://localhost');
-    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
-    const viaProxy = new URL(target);
-    viaProxy.hostname = '127.0.0.1';
-    viaProxy.port = String(proxy.port);
-    const schema = schemas.name();
-    const store = await openPostgresStore(viaProxy.href, { schema, migrate: true, connectTimeoutMs: 1000 });
+    const { proxy, url } = await proxyInFrontOf(TEST_PG_URL ?? 'postgres://localhost', 5432);
+    const store = await openPostgresStore(url, {
+      schema: schemas.name(),
+      migrate: true,
+      connectTimeoutMs: 1000,
+    });
     try {
       await store.writer.append(dayOne());
       expect(await store.reader.version()).toBe(27);
@@ -318,7 +310,7 @@ describe.skipIf(TEST_PG_URL === undefined)('postgres store losing its server', (
       await expect(store.keys.listKeys()).rejects.toThrow();
       await proxy.restore();
       // the pool opens new connections on demand: no reopening, no restart
-      await waitFor(async () => (await store.reader.version().catch(() => -1)) === 27);
+      await waitFor('the server back', async () => (await store.reader.version().catch(() => -1)) === 27);
       expect(await store.reader.dates()).toEqual([D1]);
       expect(await store.writer.append(dayTwo())).toEqual({ added: 7, skipped: 0 });
     } finally {
@@ -328,13 +320,12 @@ describe.skipIf(TEST_PG_URL === undefined)('postgres store losing its server', (
   });
 
   it('survives losing the server while a write batch and an export hold their connections', async () => {
-    const target = new URL(TEST_PG_URL ?? 'postgres://localhost');
-    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
-    const viaProxy = new URL(target);
-    viaProxy.hostname = '127.0.0.1';
-    viaProxy.port = String(proxy.port);
-    const schema = schemas.name();
-    const store = await openPostgresStore(viaProxy.href, { schema, migrate: true, connectTimeoutMs: 1000 });
+    const { proxy, url } = await proxyInFrontOf(TEST_PG_URL ?? 'postgres://localhost', 5432);
+    const store = await openPostgresStore(url, {
+      schema: schemas.name(),
+      migrate: true,
+      connectTimeoutMs: 1000,
+    });
     try {
       await store.writer.append(dayOne());
       const batch = await store.writer.begin();
@@ -348,7 +339,7 @@ describe.skipIf(TEST_PG_URL === undefined)('postgres store losing its server', (
       await batch.rollback().catch(() => undefined);
       await lines.return?.();
       await proxy.restore();
-      await waitFor(async () => (await store.reader.version().catch(() => -1)) === 27);
+      await waitFor('the server back', async () => (await store.reader.version().catch(() => -1)) === 27);
       expect(await store.writer.append(dayTwo())).toEqual({ added: 7, skipped: 0 });
     } finally {
       await store.close();

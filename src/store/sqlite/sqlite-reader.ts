@@ -245,11 +245,15 @@ export function createSqliteReader(db: Database.Database): Synchronous<MarketRea
       .raw()
       .safeIntegers(true),
     // One row per contract, summed below as bigints: a sum over contracts of open interest x
-    // settle x hours can pass even SQLite's 2^63, where sum() fails.
+    // settle x hours can pass even SQLite's 2^63, where sum() fails. The face value takes the
+    // contract's latest settlement up to the date (docs/market-rules.md, "Datamine statistics").
     datamineOpenInterest: db
       .prepare(
         `SELECT c.region, c.datamine_class, d.open_interest, c.qe_thirds, coalesce(c.hours, 0), c.mw_tenths,
-          coalesce(d.settle_cents, 0)
+          coalesce(d.settle_cents, (SELECT p.settle_cents FROM daily p
+            WHERE p.market = d.market AND p.instrument = d.instrument AND p.code = d.code
+              AND p.date < d.date AND p.settle_cents IS NOT NULL
+            ORDER BY p.date DESC LIMIT 1), 0)
         FROM daily d JOIN contracts c ON c.code = d.code
         WHERE d.date = ? AND d.market = ? AND c.datamine_class IS NOT NULL AND d.open_interest IS NOT NULL
         ORDER BY c.region, c.datamine_class`,
