@@ -330,6 +330,7 @@ async function workersCase(
     }
     progress(`scaling: ${request} on serve --workers ${run.options.workers.join(', ')}`);
     const unlimited = { ...run.headers, authorization: `Bearer ${unlimitedKey}` };
+    await warmFreshServers(run, servers, request, [run.headers, unlimited]);
     const sides = servers.flatMap(({ workers, serve }) =>
       [true, false].map((limited) => ({
         workers,
@@ -362,6 +363,30 @@ async function workersCase(
     }
   }
 }
+
+/**
+ * The servers the scaling case started itself are cold (the first has served every earlier
+ * case): without a longer warm-up, whichever side is measured first on them pays for the JIT
+ * compiling its request path, and the comparison shows that instead of the workers.
+ */
+async function warmFreshServers(
+  run: Run,
+  servers: readonly { readonly workers: number; readonly serve: ServeProcess }[],
+  request: string,
+  keys: readonly Readonly<Record<string, string>>[],
+): Promise<void> {
+  for (const { workers, serve } of servers) {
+    if (workers === 1) continue;
+    for (const headers of keys) {
+      await runWrk(
+        { url: serve.url, paths: [request], headers },
+        { ...run.settings, seconds: FRESH_WARMUP_SECONDS },
+      );
+    }
+  }
+}
+
+const FRESH_WARMUP_SECONDS = 3;
 
 /**
  * gridquote's answer to the first path, fetched once, served by a bare node:http server with

@@ -52,8 +52,9 @@ export function httpSection(result: HttpBenchResult): string {
     '',
     'The same request on `gridquote serve --workers N`, with the rate-limited key and with a key without limits (which' +
       ' skips the limiter: the difference is the price of the shared counter), the runs interleaved. Server CPU counts' +
-      ' the primary (which hands connections to the workers and keeps the shared rate-limit counters: a worker asks it' +
-      ' once per turn of its event loop) and every worker. wrk shares the 2 cores with the server, so req/s cannot double.',
+      " the primary (which hands connections to the workers and keeps each key's rate-limit budget, leased to the" +
+      ' workers in blocks: a busy key costs a message per block, not per request) and every worker. wrk shares the 2' +
+      ' cores with the server, so req/s cannot double.',
     '',
     '| workers | key | req/s | p50 | p99 | server CPU/answer | req/s vs first row | CPU/answer vs first row |',
     '|---:|---|---:|---:|---:|---:|---:|---:|',

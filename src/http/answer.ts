@@ -88,10 +88,17 @@ export async function sendAnswer<S extends ParamDefs, R>(
  */
 function cacheKey<S extends ParamDefs>(path: string, input: AnswerInput<S>): string {
   const values = input.values as Readonly<Record<string, unknown>>;
-  let key = `${path}|${input.level}|${input.representation}`;
-  for (const name of Object.keys(values).sort()) key += `|${name}=${canonical(values[name])}`;
-  return key;
+  // The values of a query are one shared object (remembered-params.ts): their part is built once.
+  let part = valuesKeys.get(values);
+  if (part === undefined) {
+    part = '';
+    for (const name of Object.keys(values).sort()) part += `|${name}=${canonical(values[name])}`;
+    valuesKeys.set(values, part);
+  }
+  return `${path}|${input.level}|${input.representation}${part}`;
 }
+
+const valuesKeys = new WeakMap<object, string>();
 
 /** Parameter values are strings or parsed codes that keep the text they were parsed from. */
 function canonical(value: unknown): string {

@@ -34,6 +34,31 @@ export function secretMatches(secret: string, storedHash: string): boolean {
   return stored.length === presented.length && timingSafeEqual(presented, stored);
 }
 
+/**
+ * Secrets already found to match a key record, by record: a key store hands out the same record
+ * object while the key is unchanged (and a new one, or none, once it is revoked or replaced), so
+ * a key's later requests compare the presented secret with the verified one, still in constant
+ * time, instead of hashing it again (SHA-256 was about 4 µs of every request: docs/benchmarks.md).
+ * Held in memory only, like the request that carried it; never stored, logged or shown.
+ */
+const verified = new WeakMap<ApiKeyRecord, Buffer>();
+
+/** Whether the secret is the record's: hashed and compared once per record, then compared with the verified bytes. */
+export function keyMatches(secret: string, record: ApiKeyRecord): boolean {
+  const known = verified.get(record);
+  if (known !== undefined) {
+    // Always 43 base64url characters (parseApiKey): one byte each.
+    const presented = Buffer.from(secret, 'latin1');
+    return presented.length === known.length && timingSafeEqual(presented, known);
+  }
+  if (!secretMatches(secret, record.secretHash)) return false;
+  // Unpooled: a small pooled slice would pin a shared 8 KiB slab for as long as the key is used.
+  const copy = Buffer.allocUnsafeSlow(Buffer.byteLength(secret, 'latin1'));
+  copy.write(secret, 'latin1');
+  verified.set(record, copy);
+  return true;
+}
+
 export interface NewKey {
   /** The full key, to show once. */
   readonly key: string;

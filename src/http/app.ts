@@ -14,7 +14,8 @@ import { exampleValuesSource } from './examples.js';
 import { guardStore } from './guard-store.js';
 import { registerHealth } from './health.js';
 import { DrainingServer } from './http-server.js';
-import { DEFAULT_HTTP_LIMITS, type HttpLimits, rejectLongUrls } from './limits.js';
+import { DEFAULT_HTTP_LIMITS, type HttpLimits, urlTooLong } from './limits.js';
+import { turnBatchedStdout } from './log-destination.js';
 import { createMetrics } from './metrics.js';
 import { registerMetricsEndpoint } from './metrics-endpoint.js';
 import { type ClientErrorAnswer, createObservability } from './observability.js';
@@ -30,6 +31,7 @@ import {
 import { createRateLimiter, type RateLimitOptions, type RateLimitStoreFactory } from './rate-limit.js';
 import { registerDocumentation } from './reference-page.js';
 import { problemOf, sendProblem } from './reply.js';
+import { lazyRequestLogger } from './request-logger.js';
 import { dataRoute } from './routes/data.js';
 import { datamineRoute } from './routes/datamine.js';
 import { epiRoute } from './routes/epi.js';
@@ -157,15 +159,18 @@ export function buildApp(options: AppOptions): FastifyInstance {
     metrics,
   };
   const observability = createObservability({ metrics: deps.metrics, logging: Boolean(options.logger) });
+  const stdout = options.logger && options.logger.stream === undefined ? turnBatchedStdout() : undefined;
   const app = Fastify({
     logger: options.logger
       ? {
           level: options.logger.level ?? 'info',
           redact: { paths: REDACT, censor: '[redacted]' },
-          ...(options.logger.stream ? { stream: options.logger.stream } : {}),
+          stream: options.logger.stream ?? stdout,
         }
       : false,
     genReqId: () => randomUUID(),
+    // The request line carries the id itself (observability.ts): a child logger only when needed.
+    childLoggerFactory: lazyRequestLogger,
     // observability.ts logs one line per request instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
     requestIdHeader: false,
@@ -191,6 +196,15 @@ export function buildApp(options: AppOptions): FastifyInstance {
     return503OnClosing: false,
   } satisfies FastifyServerOptions);
 
+  if (stdout !== undefined) {
+    // Lines of the current turn are not lost when the process exits or the app closes.
+    const flush = () => stdout.flushSync();
+    process.once('exit', flush);
+    app.addHook('onClose', async () => {
+      process.off('exit', flush);
+      flush();
+    });
+  }
   const { cache } = deps;
   const unsubscribe = options.onAppend?.((notice) => {
     versions.apply(notice);
@@ -206,6 +220,8 @@ export function buildApp(options: AppOptions): FastifyInstance {
   // Before any route: each route gets its own log-and-metrics hook as it is registered.
   observability.install(app);
 
+  const { maxUrlBytes } = options.limits ?? DEFAULT_HTTP_LIMITS;
+  // One hook for what every request meets first (each hook costs a turn of Fastify's runner).
   app.addHook('onRequest', (request, reply, done) => {
     reply.headers(COMMON_HEADERS).header('x-request-id', request.id);
     // Node would answer this itself, bare (http-server.ts turns that off): answered here, it is
@@ -217,9 +233,13 @@ export function buildApp(options: AppOptions): FastifyInstance {
       });
       return;
     }
+    const tooLong = urlTooLong(request.url, maxUrlBytes);
+    if (tooLong !== undefined) {
+      sendProblem(reply, tooLong);
+      return;
+    }
     done();
   });
-  rejectLongUrls(app, (options.limits ?? DEFAULT_HTTP_LIMITS).maxUrlBytes);
   registerCors(app, options.corsOrigins ?? []);
 
   // Nothing here takes a body: never parse one, so other methods reach the 405 answer.

@@ -113,3 +113,52 @@ describe('authenticate', () => {
     expect(detail).not.toContain(header.slice(7));
   });
 });
+
+describe('authenticate, once a key has been verified (api-keys.ts keyMatches)', () => {
+  it('compares later requests with the verified secret in constant time, without hashing again', async () => {
+    const key = createApiKey({ level: 'historical', now: NOW });
+    const keys = memoryKeys([key.record]);
+    const digest = vi.spyOn(crypto, 'hash');
+    await authenticate(keys, `Bearer ${key.key}`, clock);
+    const hashed = digest.mock.calls.length;
+    expect(hashed).toBeGreaterThan(0);
+    vi.mocked(crypto.timingSafeEqual).mockClear();
+    for (let i = 0; i < 3; i++)
+      expect((await authenticate(keys, `Bearer ${key.key}`, clock)).id).toBe(key.record.id);
+    expect(digest.mock.calls.length).toBe(hashed);
+    expect(crypto.timingSafeEqual).toHaveBeenCalledTimes(3);
+    digest.mockRestore();
+  });
+
+  it('still refuses a wrong secret for that key id', async () => {
+    const key = createApiKey({ level: 'historical', now: NOW });
+    const keys = memoryKeys([key.record]);
+    await authenticate(keys, `Bearer ${key.key}`, clock);
+    const wrong = `${key.key.slice(0, -1)}${key.key.endsWith('A') ? 'B' : 'A'}`;
+    expect((await refusal(() => authenticate(keys, `Bearer ${wrong}`, clock))).detail).toBe(
+      'the API key is not valid',
+    );
+    expect((await authenticate(keys, `Bearer ${key.key}`, clock)).id).toBe(key.record.id);
+  });
+
+  it('stops a revoked key at its next request', async () => {
+    const key = createApiKey({ level: 'historical', now: NOW });
+    const keys = memoryKeys([key.record]);
+    await authenticate(keys, `Bearer ${key.key}`, clock);
+    await keys.revokeKey(key.record.id, '2025-03-07T01:00:00.000Z');
+    expect((await refusal(() => authenticate(keys, `Bearer ${key.key}`, clock))).detail).toBe(
+      'the API key has been revoked',
+    );
+  });
+
+  it('stops a key the day after its last day, though it was verified before', async () => {
+    const key = createApiKey({ level: 'historical', now: NOW, expiresOn: '20250307' });
+    const keys = memoryKeys([key.record]);
+    await authenticate(keys, `Bearer ${key.key}`, clock);
+    // 2025-03-08 12:00 Sydney: the same record object, now past its last day.
+    const nextDay = () => new Date('2025-03-08T01:00:00Z');
+    expect((await refusal(() => authenticate(keys, `Bearer ${key.key}`, nextDay))).detail).toBe(
+      'the API key expired after 20250307',
+    );
+  });
+});

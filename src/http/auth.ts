@@ -1,6 +1,6 @@
 import { type ExchangeClock, exchangeNow } from '../domain/exchange-clock.js';
 import type { ApiKeyRecord, KeyStore } from '../store/store.js';
-import { parseApiKey, secretMatches } from './api-keys.js';
+import { keyMatches, parseApiKey } from './api-keys.js';
 import { HttpProblem } from './problems.js';
 
 const REALM = 'Bearer realm="gridquote"';
@@ -30,7 +30,7 @@ export async function authenticate(
   const parsed = parseApiKey(header.slice(space + 1).trim());
   if (!parsed) throw refuse('the API key is malformed', 'invalid_token');
   const record = await keys.findKey(parsed.id);
-  if (!record || !secretMatches(parsed.secret, record.secretHash)) {
+  if (!record || !keyMatches(parsed.secret, record)) {
     throw refuse('the API key is not valid', 'invalid_token');
   }
   return usable(record, clock);

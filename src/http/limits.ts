@@ -1,10 +1,9 @@
-import type { FastifyInstance } from 'fastify';
-import { sendProblem } from './reply.js';
+import type { Problem } from './problems.js';
 
 /**
  * What one client may cost the server: the size of a request and how long it may take to
  * arrive. Sizes and timeouts are enforced by Node's HTTP server (http-server.ts) before a
- * request reaches Fastify (431, 408); the URL limit by an onRequest hook, first of all (414).
+ * request reaches Fastify (431, 408); the URL limit by the app's first onRequest hook (414).
  */
 export interface HttpLimits {
   /** Longest request target (path + query) in bytes; longer is 414. */
@@ -33,18 +32,14 @@ export const DEFAULT_HTTP_LIMITS: HttpLimits = Object.freeze({
 });
 
 /**
- * 414 for a request target over the limit, before authentication or routing work. Node hands
- * the target over as one char per byte (latin1), so its length is its size in bytes.
+ * 414 for a request target over the limit, checked first of all (app.ts's first onRequest hook),
+ * before authentication or routing work. Node hands the target over as one char per byte
+ * (latin1), so its length is its size in bytes.
  */
-export function rejectLongUrls(app: FastifyInstance, maxUrlBytes: number): void {
-  app.addHook('onRequest', (request, reply, done) => {
-    if (request.url.length <= maxUrlBytes) {
-      done();
-      return;
-    }
-    sendProblem(reply, {
-      code: 'uri-too-long',
-      detail: `the request target is ${request.url.length} bytes; the limit is ${maxUrlBytes}`,
-    });
-  });
+export function urlTooLong(url: string, maxUrlBytes: number): Problem | undefined {
+  if (url.length <= maxUrlBytes) return undefined;
+  return {
+    code: 'uri-too-long',
+    detail: `the request target is ${url.length} bytes; the limit is ${maxUrlBytes}`,
+  };
 }

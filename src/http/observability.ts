@@ -51,13 +51,14 @@ export interface ClientErrorAnswer {
  * up; requests no route matched go through one global hook.
  */
 export function createObservability(options: ObservabilityOptions): Observability {
-  const unmatched = observer(UNMATCHED, options);
+  let unmatched: onResponseHookHandler = (_request, _reply, done) => done();
   const unparsed = options.metrics.operation(UNMATCHED);
   return {
     install(app) {
       app.decorateRequest('keyId', '');
+      unmatched = observer(UNMATCHED, options, app.log);
       app.addHook('onRoute', (route) => {
-        const hook = observer(operationOf(route.url ?? route.path ?? ''), options);
+        const hook = observer(operationOf(route.url ?? route.path ?? ''), options, app.log);
         const existing = route.onResponse;
         route.onResponse =
           existing === undefined ? [hook] : [...(Array.isArray(existing) ? existing : [existing]), hook];
@@ -100,7 +101,11 @@ function operationOf(url: string): string {
   return operationName(url);
 }
 
-function observer(operation: string, options: ObservabilityOptions): onResponseHookHandler {
+function observer(
+  operation: string,
+  options: ObservabilityOptions,
+  log: FastifyBaseLogger,
+): onResponseHookHandler {
   const recorder = options.metrics.operation(operation);
   const { logging } = options;
   return function observe(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) {
@@ -108,18 +113,21 @@ function observer(operation: string, options: ObservabilityOptions): onResponseH
     const elapsed = reply.elapsedTime;
     recorder.record(status, elapsed / 1000);
     if (logging) {
+      // The id first, where a request's child logger would have put it: the same line, without
+      // making the child (request-logger.ts).
       const line = {
+        reqId: request.id,
         keyId: request.keyId === '' ? null : request.keyId,
         operation,
         method: request.method,
-        url: redactKeys(request.url),
+        url: redactedUrl(request.url),
         status,
         durationMs: Math.round(elapsed * 1000) / 1000,
         bytes: bytesSent(request, reply),
       };
-      // The request's child logger adds reqId; the Authorization header is never part of a line.
-      if (status >= 500) request.log.error(line, 'request');
-      else request.log.info(line, 'request');
+      // The Authorization header is never part of a line.
+      if (status >= 500) log.error(line, 'request');
+      else log.info(line, 'request');
     }
     done();
   };
@@ -131,6 +139,20 @@ function bytesSent(request: FastifyRequest, reply: FastifyReply): number | null 
   const length = reply.getHeader('content-length');
   if (typeof length === 'number') return length;
   return typeof length === 'string' ? Number(length) : null;
+}
+
+/** Pollers send the same few URLs: each is redacted once (bounded: forgotten all at once when full). */
+const redactedUrls = new Map<string, string>();
+const REDACTED_URLS = 1024;
+
+function redactedUrl(url: string): string {
+  let safe = redactedUrls.get(url);
+  if (safe === undefined) {
+    safe = redactKeys(url);
+    if (redactedUrls.size >= REDACTED_URLS) redactedUrls.clear();
+    redactedUrls.set(url, safe);
+  }
+  return safe;
 }
 
 /**

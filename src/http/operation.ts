@@ -9,9 +9,10 @@ import type { Metrics } from './metrics.js';
 import { negotiate } from './negotiation.js';
 import type { DocumentedOperation } from './openapi.js';
 import type { OperationDocs } from './operation-docs.js';
-import { type OperationSpec, type ParamDefs, type ParamValues, readParams } from './params.js';
+import type { OperationSpec, ParamDefs, ParamValues } from './params.js';
 import { HttpProblem } from './problems.js';
 import type { RateLimiter } from './rate-limit.js';
+import { RememberedParams } from './remembered-params.js';
 import { problemOf, sendProblem } from './reply.js';
 import type { ResponseCache } from './response-cache.js';
 
@@ -81,12 +82,13 @@ export function registerRoute<S extends ParamDefs, R>(
   deps: RouteDependencies,
   route: Route<S, R>,
 ): Route<S, R> {
+  const params = new RememberedParams(route.spec);
   const handle = async (request: FastifyRequest, reply: FastifyReply) => {
     try {
       const key = await authenticate(deps.keys, request.headers.authorization, deps.clock);
       request.keyId = key.id;
       await deps.rateLimiter.admit(key, reply);
-      const { values, format, ignored } = readParams(route.spec, request.url, key.level);
+      const { values, format, ignored } = params.read(request.url, key.level);
       if (ignored.length > 0) reply.header('ignored-parameters', ignored.join(', '));
       const representation = format ?? negotiate(request.headers.accept);
       if (representation === undefined) {

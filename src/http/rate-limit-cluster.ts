@@ -1,44 +1,53 @@
 import cluster from 'node:cluster';
-import {
-  memoryRateLimitStore,
-  type RateLimitStore,
-  type RateLimitStoreFactory,
-  type RateLimitWindow,
-  type WindowCount,
-} from './rate-limit.js';
+import type { RateLimitStore, RateLimitStoreFactory, RateLimitWindow, WindowCount } from './rate-limit.js';
 
 /**
  * Rate-limit counters shared by the workers of one `gridquote serve --workers N`: the primary
- * process keeps the only counters (rate-limiter-flexible's in-memory limiter, as a single
- * process does), so a key gets its limit once across the workers, not once per worker. The
- * primary calls `startClusterRateLimitCounters` before forking; each worker passes
- * `clusterRateLimitStore`.
+ * process keeps each key's budget per window (a LeaseLedger), and a worker takes it in blocks
+ * (leases) that it spends locally, so most requests cost no message at all. A key's limit holds
+ * across the workers: the primary never hands out more than the limit in a window, so the
+ * workers together never admit more. The price is at the limit: a worker refuses when its lease
+ * is spent and the primary has nothing left, while another worker may still hold a few unspent
+ * points of that window. Leases shrink as the budget runs out (at most the remainder over twice
+ * the number of workers, at least 1), so that shortfall is a few requests at most, and none for
+ * a burst that reaches every worker (a worker asks for no more than its waiting requests plus
+ * its prefetch, and the prefetch is 1 until a key has been busy).
  *
- * Why not rate-limiter-flexible's RateLimiterCluster: it sends one IPC message each way per
- * request and window, each with a timer of its own. Here a worker sends what all its windows
- * were asked in one turn of its event loop as one message, and the primary answers it with
- * one. On two workers under wrk, on a shared and noisy 2-core machine, that cost less server
- * CPU per answer than RateLimiterCluster in most runs (about 170-250 µs against 210-400 µs);
- * the price that remains is in docs/benchmarks.md.
+ * Why leases: the earlier design (one batched round trip to the primary per request) made two
+ * workers with a rate-limited key serve 0.65 times the requests of one (docs/benchmarks.md).
+ *
+ * Windows are fixed, starting at a key's first request (as rate-limiter-flexible's memory
+ * limiter counts a single process); the primary's clock decides when one ends, and a worker
+ * drops a lease of an ended window.
  */
 
-const CHANNEL = 'gridquote-rate-limit';
+const CHANNEL = 'gridquote-rate-limit-lease';
 
-/** Worker -> primary: count one request of each key in each window, in order. */
-interface CountRequest {
+/** The largest block a worker takes at once: a busy key's worker asks the primary about once per this many requests. */
+export const MAX_LEASE = 1024;
+
+/** Worker -> primary: a lease of up to `want` points of the key's budget in the window. */
+interface LeaseRequest {
   readonly channel: typeof CHANNEL;
-  readonly batch: number;
-  readonly windows: readonly RateLimitWindow[];
-  /** keys[i]: the keys to count in windows[i]. */
-  readonly keys: readonly (readonly string[])[];
+  readonly id: number;
+  readonly window: RateLimitWindow;
+  readonly key: string;
+  readonly limit: number;
+  readonly want: number;
 }
 
-/** Primary -> worker: the counts of a CountRequest, window for window and key for key. */
-interface CountReply {
+/** Primary -> worker: the points granted (0 when the budget is spent) and the window's state. */
+interface LeaseReply extends Lease {
   readonly channel: typeof CHANNEL;
-  readonly batch: number;
-  readonly consumedPoints: readonly (readonly number[])[];
-  readonly msBeforeNext: readonly (readonly number[])[];
+  readonly id: number;
+}
+
+export interface Lease {
+  readonly granted: number;
+  /** Points of the window handed out in all, this grant included. */
+  readonly total: number;
+  /** When the window ends (ms since the epoch, the primary's clock). */
+  readonly windowEnd: number;
 }
 
 function onChannel<T>(message: unknown): message is T {
@@ -47,118 +56,223 @@ function onChannel<T>(message: unknown): message is T {
   );
 }
 
-let counting = false;
+/** The primary's books: what each key has been granted in its current window. */
+export class LeaseLedger {
+  readonly #windows = new Map<string, { windowEnd: number; total: number }>();
 
-/** The primary's side: counts what the workers send. Idempotent. */
-export function startClusterRateLimitCounters(): void {
-  if (counting) return;
-  counting = true;
-  const stores = new Map<string, RateLimitStore>();
-  const storeOf = (window: RateLimitWindow) => {
-    let store = stores.get(window.name);
-    if (store === undefined) {
-      store = memoryRateLimitStore(window);
-      stores.set(window.name, store);
+  constructor(
+    /** How many workers share the budget (read per grant: workers come and go). */
+    private readonly workers: () => number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  grant(window: RateLimitWindow, key: string, limit: number, want: number): Lease {
+    const now = this.now();
+    const id = `${window.name}\u0000${key}`;
+    let books = this.#windows.get(id);
+    if (books === undefined || now >= books.windowEnd) {
+      books = { windowEnd: now + window.seconds * 1000, total: 0 };
+      this.#windows.set(id, books);
+      this.#forgetEnded(now);
     }
-    return store;
-  };
-  cluster.on('message', (worker, message: unknown) => {
-    if (!onChannel<CountRequest>(message)) return;
-    const counts = message.windows.map((window, index) => {
-      const store = storeOf(window);
-      return Promise.all((message.keys[index] ?? []).map((key) => store.consume(key)));
-    });
-    void Promise.all(counts).then((windows) => {
-      if (!worker.isConnected()) return;
-      worker.send({
-        channel: CHANNEL,
-        batch: message.batch,
-        consumedPoints: windows.map((window) => window.map((count) => count.consumedPoints)),
-        msBeforeNext: windows.map((window) => window.map((count) => count.msBeforeNext)),
-      } satisfies CountReply);
-    });
-  });
+    const remaining = Math.max(0, limit - books.total);
+    const share = Math.max(1, Math.floor(remaining / (2 * Math.max(1, this.workers()))));
+    const granted = Math.min(remaining, share, Math.max(1, Math.floor(want)));
+    books.total += granted;
+    return { granted, total: books.total, windowEnd: books.windowEnd };
+  }
+
+  #sweepAt = 0;
+
+  /** Ended windows are dropped now and then (at most once a second), so idle keys do not pile up. */
+  #forgetEnded(now: number): void {
+    if (now < this.#sweepAt) return;
+    this.#sweepAt = now + 1000;
+    for (const [id, books] of this.#windows) if (now >= books.windowEnd) this.#windows.delete(id);
+  }
 }
 
 interface Waiting {
-  readonly key: string;
   resolve(count: WindowCount): void;
   reject(error: Error): void;
 }
 
+/** A worker's lease on one key in one window. */
+interface Held {
+  points: number;
+  /** The window's points handed out in all as of the last grant (to every worker). */
+  total: number;
+  windowEnd: number;
+  /** The next prefetch: doubles while the key keeps spending its leases, up to MAX_LEASE. */
+  prefetch: number;
+  asking: boolean;
+  /** The primary had nothing left for this window: refused here until it ends (the budget only shrinks). */
+  exhausted: boolean;
+  readonly waiting: Waiting[];
+}
+
 /**
- * A worker's one line to the primary, shared by its windows: what every window was asked in
- * a turn of the event loop goes in one message. No timeout per request: the primary answers
- * every message it gets, and when it is gone the channel closes, which fails whatever is still
- * waiting (and node:cluster ends the worker).
+ * A worker's side: spends leases locally and asks `ask` (the primary) for more, one request at
+ * a time per key and window, early when a busy key's lease runs low.
  */
-class PrimaryCounter {
-  private readonly queued = new Map<string, { window: RateLimitWindow; waiting: Waiting[] }>();
-  private readonly sent = new Map<number, Waiting[][]>();
-  private nextBatch = 0;
+export class LeaseHolder {
+  readonly #held = new Map<string, Held>();
 
-  constructor() {
-    process.on('message', (message: unknown) => {
-      if (onChannel<CountReply>(message)) this.receive(message);
-    });
-    process.once('disconnect', () => {
-      const error = new Error('the primary process is gone: no rate-limit counts');
-      const waiting = [...this.sent.values()].flat(2);
-      for (const { waiting: queued } of this.queued.values()) waiting.push(...queued);
-      this.sent.clear();
-      this.queued.clear();
-      for (const one of waiting) one.reject(error);
-    });
-  }
+  constructor(
+    private readonly ask: (
+      window: RateLimitWindow,
+      key: string,
+      limit: number,
+      want: number,
+    ) => Promise<Lease>,
+    private readonly now: () => number = Date.now,
+  ) {}
 
-  consume(window: RateLimitWindow, key: string): Promise<WindowCount> {
-    return new Promise((resolve, reject) => {
-      // After the current turn's I/O: every request parsed in it shares the one message.
-      if (this.queued.size === 0) setImmediate(() => this.flush());
-      let queue = this.queued.get(window.name);
-      if (queue === undefined) {
-        queue = { window, waiting: [] };
-        this.queued.set(window.name, queue);
-      }
-      queue.waiting.push({ key, resolve, reject });
-    });
-  }
-
-  private flush(): void {
-    const batch = this.nextBatch++;
-    const queues = [...this.queued.values()];
-    this.queued.clear();
-    this.sent.set(
-      batch,
-      queues.map((queue) => queue.waiting),
-    );
-    process.send?.({
-      channel: CHANNEL,
-      batch,
-      windows: queues.map((queue) => queue.window),
-      keys: queues.map((queue) => queue.waiting.map((waiting) => waiting.key)),
-    } satisfies CountRequest);
-  }
-
-  private receive(reply: CountReply): void {
-    const windows = this.sent.get(reply.batch) ?? [];
-    this.sent.delete(reply.batch);
-    for (const [w, waiting] of windows.entries()) {
-      for (const [index, one] of waiting.entries()) {
-        one.resolve({
-          consumedPoints: reply.consumedPoints[w]?.[index] ?? Number.POSITIVE_INFINITY,
-          msBeforeNext: reply.msBeforeNext[w]?.[index] ?? 0,
-        });
-      }
+  consume(window: RateLimitWindow, key: string, limit: number): Promise<WindowCount> | WindowCount {
+    const id = `${window.name}\u0000${key}`;
+    let held = this.#held.get(id);
+    const now = this.now();
+    if (held === undefined || (now >= held.windowEnd && !held.asking)) {
+      // A key that was busy in its last window (and not refused) starts the next with the same
+      // prefetch, rather than growing it again from 1 in every window.
+      const prefetch = held !== undefined && !held.exhausted ? held.prefetch : 1;
+      this.#forgetEnded(now);
+      held = { points: 0, total: 0, windowEnd: 0, prefetch, asking: false, exhausted: false, waiting: [] };
+      this.#held.set(id, held);
     }
+    if (held.exhausted && now < held.windowEnd) {
+      return { consumedPoints: limit + 1, msBeforeNext: held.windowEnd - now };
+    }
+    if (held.points > 0 && now < held.windowEnd && held.waiting.length === 0) {
+      held.points -= 1;
+      // Ask for the next block before this one is spent, so a busy key's requests never wait.
+      if (held.prefetch > 1 && held.points * 2 <= held.prefetch && !held.asking) {
+        this.#refill(window, key, limit, held);
+      }
+      return { consumedPoints: held.total - held.points, msBeforeNext: held.windowEnd - now };
+    }
+    return new Promise((resolve, reject) => {
+      held.waiting.push({ resolve, reject });
+      if (!held.asking) this.#refill(window, key, limit, held);
+    });
+  }
+
+  #sweepAt = 0;
+
+  /** Leases of ended windows are dropped now and then (at most once a second), so idle keys do not pile up. */
+  #forgetEnded(now: number): void {
+    if (now < this.#sweepAt) return;
+    this.#sweepAt = now + 1000;
+    for (const [id, held] of this.#held) {
+      if (now >= held.windowEnd && !held.asking && held.waiting.length === 0) this.#held.delete(id);
+    }
+  }
+
+  /** Fails every request still waiting (the primary is gone). */
+  failAll(error: Error): void {
+    for (const held of this.#held.values()) {
+      for (const one of held.waiting.splice(0)) one.reject(error);
+    }
+    this.#held.clear();
+  }
+
+  #refill(window: RateLimitWindow, key: string, limit: number, held: Held): void {
+    held.asking = true;
+    const want = held.waiting.length + held.prefetch;
+    this.ask(window, key, limit, want).then(
+      (lease) => {
+        held.asking = false;
+        const now = this.now();
+        if (lease.windowEnd !== held.windowEnd) {
+          held.points = 0;
+          held.exhausted = false;
+        }
+        held.windowEnd = lease.windowEnd;
+        held.total = lease.total;
+        held.points += lease.granted;
+        // A key that spent its whole lease is busy: the next one may be larger.
+        held.prefetch = Math.min(MAX_LEASE, Math.max(1, held.prefetch * 2));
+        while (held.waiting.length > 0 && held.points > 0) {
+          held.points -= 1;
+          held.waiting
+            .shift()
+            ?.resolve({ consumedPoints: held.total - held.points, msBeforeNext: held.windowEnd - now });
+        }
+        if (held.waiting.length === 0) return;
+        if (lease.granted > 0) {
+          // Granted less than was waiting: ask again for the rest.
+          this.#refill(window, key, limit, held);
+          return;
+        }
+        // Nothing left in this window: every waiting request is over the limit.
+        for (const one of held.waiting.splice(0)) {
+          one.resolve({ consumedPoints: limit + 1, msBeforeNext: Math.max(0, held.windowEnd - now) });
+        }
+        held.prefetch = 1;
+        held.exhausted = true;
+      },
+      (error: unknown) => {
+        held.asking = false;
+        const failure = error instanceof Error ? error : new Error(String(error));
+        for (const one of held.waiting.splice(0)) one.reject(failure);
+      },
+    );
   }
 }
 
-let counter: PrimaryCounter | undefined;
+let counting = false;
+
+/** The primary's side: grants the workers' leases. Idempotent. */
+export function startClusterRateLimitCounters(): void {
+  if (counting) return;
+  counting = true;
+  const ledger = new LeaseLedger(() => Object.keys(cluster.workers ?? {}).length);
+  cluster.on('message', (worker, message: unknown) => {
+    if (!onChannel<LeaseRequest>(message)) return;
+    const lease = ledger.grant(message.window, message.key, message.limit, message.want);
+    if (!worker.isConnected()) return;
+    worker.send({ channel: CHANNEL, id: message.id, ...lease } satisfies LeaseReply);
+  });
+}
+
+/**
+ * A worker's one line to the primary. No timeout per request: the primary answers every message
+ * it gets, and when it is gone the channel closes, which fails whatever is still waiting (and
+ * node:cluster ends the worker).
+ */
+function primaryHolder(): LeaseHolder {
+  const asked = new Map<number, { resolve(lease: Lease): void; reject(error: Error): void }>();
+  let nextId = 0;
+  const holder = new LeaseHolder(
+    (window, key, limit, want) =>
+      new Promise<Lease>((resolve, reject) => {
+        const id = nextId++;
+        asked.set(id, { resolve, reject });
+        process.send?.({ channel: CHANNEL, id, window, key, limit, want } satisfies LeaseRequest);
+      }),
+  );
+  process.on('message', (message: unknown) => {
+    if (!onChannel<LeaseReply>(message)) return;
+    const one = asked.get(message.id);
+    asked.delete(message.id);
+    one?.resolve(message);
+  });
+  process.once('disconnect', () => {
+    const error = new Error('the primary process is gone: no rate-limit counts');
+    for (const one of asked.values()) one.reject(error);
+    asked.clear();
+    holder.failAll(error);
+  });
+  return holder;
+}
+
+let holder: LeaseHolder | undefined;
 
 /** The workers' side. */
 export const clusterRateLimitStore: RateLimitStoreFactory = (window) => {
-  counter ??= new PrimaryCounter();
-  const shared = counter;
-  return { consume: (key) => shared.consume(window, key) };
+  holder ??= primaryHolder();
+  const shared = holder;
+  return {
+    consume: (key, limit) => shared.consume(window, key, limit ?? Number.MAX_SAFE_INTEGER),
+  } satisfies RateLimitStore;
 };

@@ -37,7 +37,11 @@ export interface WindowCount {
  * keyPrefix })`; store limiters also take an `insuranceLimiter` for when the store is down.
  */
 export interface RateLimitStore {
-  consume(key: string): Promise<WindowCount>;
+  /**
+   * Counts one request of the key. `limit` is the key's limit in this window, for a store that
+   * hands out budget rather than counting (rate-limit-cluster.ts); counting stores ignore it.
+   */
+  consume(key: string, limit?: number): Promise<WindowCount> | WindowCount;
 }
 
 export interface RateLimitWindow {
@@ -57,12 +61,15 @@ export const REDIS_UNAVAILABLE_POLICIES: readonly RedisUnavailablePolicy[] = ['r
  * key's own limit, so one counter per window serves every per-key limit and an over-limit
  * request costs no rejected promise.
  */
-export const memoryRateLimitStore: RateLimitStoreFactory = (window) =>
-  new RateLimiterMemory({
+export const memoryRateLimitStore: RateLimitStoreFactory = (window) => {
+  const limiter = new RateLimiterMemory({
     points: Number.MAX_SAFE_INTEGER,
     duration: window.seconds,
     keyPrefix: `gq-rl-${window.name}`,
   });
+  // One point per request (consume's second argument would be the points to take).
+  return { consume: (key) => limiter.consume(key) };
+};
 
 const WINDOWS = [
   { name: 'per-second', seconds: 1, field: 'perSecond' },
@@ -133,7 +140,7 @@ export function createRateLimiter(
         if (window === undefined || store === undefined) continue;
         const limit = window.field === 'perSecond' ? perSecond : perMinute;
         if (limit === 0) continue;
-        const count = await store.consume(key.id);
+        const count = await store.consume(key.id, limit);
         if (count.fallback === true) fellBack = true;
         const remaining = Math.max(0, limit - count.consumedPoints);
         // A reset under a second away still reads as 1: 0 would invite an immediate retry.
