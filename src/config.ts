@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { DEFAULT_HTTP_LIMITS } from './http/limits.js';
 import { REDIS_UNAVAILABLE_POLICIES, type RedisUnavailablePolicy } from './http/rate-limit.js';
+import { parseReplaySchedule, type ReplaySchedule } from './ingest/replay-schedule.js';
 
 /**
  * Every setting of the server, from the environment and command-line flags: the only module
@@ -196,6 +197,18 @@ export const SETTINGS = {
       'unset, each serve draws its own at start, which its --workers share (prefer the env var: a flag shows in process listings)',
     fallback: undefined as string | undefined,
     parse: secretToken,
+  },
+  replayClock: {
+    env: 'GRIDQUOTE_REPLAY_CLOCK',
+    placeholder: 'day,instant,speed',
+    description:
+      'answer on a simulated exchange clock shared with a simulated feed (feed publish --replay-clock): ' +
+      'trading day <yyyyMMdd> replayed from 09:59 at the UTC <instant>, at <speed>x, then the next days; unset, the wall clock',
+    fallback: undefined as ReplaySchedule | undefined,
+    parse: (text): Parsed<ReplaySchedule> => {
+      const parsed = parseReplaySchedule(text);
+      return typeof parsed === 'string' ? { problem: parsed } : { value: parsed };
+    },
   },
   pgPoolMax: {
     env: 'GRIDQUOTE_PG_POOL_MAX',

@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MARKET_CODES, OPTION_MARKETS } from '../src/domain/markets.js';
 import { createSimulator } from '../src/feed/simulator/simulator.js';
 import { createApiKey } from '../src/http/api-keys.js';
 import { buildApp } from '../src/http/app.js';
@@ -10,6 +9,7 @@ import { reportSkipped, TEST_PG_URL, testSchemas } from '../src/store/postgres/t
 import type { MarketStore } from '../src/store/store.js';
 import { collect } from '../src/store/store-contract.js';
 import { DEFAULT_NOW } from './api-harness.js';
+import { everyOperation, FORMATS } from './every-operation.js';
 import { seededStore } from './fixtures.js';
 
 reportSkipped('identical answers from SQLite and PostgreSQL');
@@ -59,66 +59,12 @@ describe.skipIf(TEST_PG_URL === undefined)('SQLite and PostgreSQL serve identica
     await schemas.dropAll();
   });
 
-  /** Every operation, each code form of futures and options, several dates and types. */
-  async function urls(): Promise<string[]> {
-    const list: string[] = [];
-    const dated = (path: string) => [path, ...dates.map((date) => `${path}&date=${date}`)];
-    for (const market of MARKET_CODES) {
-      const futures = await sqlite.store.reader.contracts({ instrument: 'future', market });
-      const codes = [
-        market,
-        ...futures.slice(0, 3).flatMap(({ code }) => [code.slice(0, 3), code, `${code}F`]),
-      ];
-      for (const code of codes) {
-        for (const type of ['', '&type=book', '&type=trade', '&type=settle']) {
-          list.push(...dated(`/api/ticker?futures=${code}${type}`));
-        }
-        list.push(`/api/ticker?futures=${code}&from=110000&to=143000`);
-        list.push(...dated(`/api/tradelog?futures=${code}`), `/api/trades?futures=${code}`);
-        list.push(`/api/trades?futures=${code}&from=130000`);
-        list.push(...dated(`/api/data?futures=${code}`), `/api/intraday?futures=${code}`);
-      }
-      list.push(...dated(`/api/tradelog?market=${market}`), `/api/trades?market=${market}`);
-      for (const type of ['message_board', 'registered_trades', 'custom_market']) {
-        list.push(...dated(`/api/messages?market=${market}&type=${type}`));
-      }
-      if (!(OPTION_MARKETS as readonly string[]).includes(market)) continue;
-      const options = await sqlite.store.reader.contracts({ instrument: 'option', market });
-      const optionCodes = [
-        market,
-        ...options
-          .slice(0, 3)
-          .flatMap(({ code }) => [
-            code.slice(0, 3),
-            code.slice(0, 7),
-            `${code.slice(0, 7)}C`,
-            code.slice(0, 14),
-            code,
-          ]),
-      ];
-      for (const code of optionCodes) {
-        list.push(...dated(`/api/ticker?options=${code}`), ...dated(`/api/tradelog?options=${code}`));
-        list.push(`/api/trades?options=${code}`, ...dated(`/api/data?options=${code}`));
-        list.push(`/api/intraday?options=${code}`);
-      }
-    }
-    for (const index of ['epi', 'npi']) list.push(`/api/${index}?`, ...dated(`/api/${index}?`).slice(1));
-    const [first, , last] = dates;
-    list.push('/api/datamine?type=au-volume', '/api/datamine?type=nz-volume', '/api/datamine?type=au-oi');
-    list.push(
-      `/api/datamine?type=au-volume&from=${first}&to=${last}`,
-      `/api/datamine?type=au-oi&date=${first}`,
-    );
-    list.push(`/api/datamine?type=nz-volume&from=${last}&to=${last}`);
-    return list;
-  }
-
   it('answers every operation and code form with the same status, type and bytes, in JSON and CSV', async () => {
-    const list = await urls();
+    const list = await everyOperation(sqlite.store.reader, dates);
     expect(list.length).toBeGreaterThan(300);
     let answered = 0;
     for (const url of list) {
-      for (const format of ['', '&format=csv']) {
+      for (const format of FORMATS) {
         const request = {
           method: 'GET' as const,
           url: `${url}${format}`,

@@ -521,7 +521,7 @@ async function timeTickers(
   return ms;
 }
 
-function baselineConfig(status: number, rawHeaders: readonly string[], body: Buffer): BaselineConfig {
+export function baselineConfig(status: number, rawHeaders: readonly string[], body: Buffer): BaselineConfig {
   const headers: string[] = [];
   for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
     const name = rawHeaders[i] ?? '';

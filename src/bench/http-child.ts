@@ -26,7 +26,27 @@ export type ServerChildConfig =
       readonly until: string;
       readonly seed: number;
       readonly speed: number;
+      /** Where the live exchange writes (the demo's default: its ingest thread). */
+      readonly ingest?: 'thread' | 'in-process';
+      /** How often the live exchange releases a batch, ms (the demo's default when omitted). */
+      readonly tickMs?: number;
+      /** Send a CommitMessage to the parent after each live batch commits. */
+      readonly reportCommits?: boolean;
+      /** Streams one key may hold open (the stream benchmark opens a thousand with its one key). */
+      readonly streamsPerKey?: number;
     };
+
+/** A live server child's batch committed: its version and when, on process.hrtime's clock (ns, decimal). */
+export interface CommitMessage {
+  readonly type: 'commit';
+  readonly version: number;
+  readonly atNs: string;
+  /** When the serving thread learnt of the commit (its store notified), on the same clock. */
+  readonly noticedNs: string;
+  /** The batch's last event (date, seq): the stream's event id of the last event it committed. */
+  readonly lastDate: string;
+  readonly lastSeq: number;
+}
 
 /** What the baseline child serves: one fixed answer, byte for byte. */
 export interface BaselineConfig {
@@ -76,6 +96,8 @@ export interface ChildOptions {
   readonly stdout: number | 'ignore';
   /** Node flags of the child, e.g. --cpu-prof. */
   readonly execArgv?: readonly string[];
+  /** Every message of the child (besides the replies this module waits for itself), e.g. CommitMessages. */
+  readonly onMessage?: (message: unknown) => void;
 }
 
 export interface Child {
@@ -99,6 +121,7 @@ export async function startChild(
     execArgv: [...(options.execArgv ?? [])],
     stdio: ['ignore', options.stdout, 'inherit', 'ipc'],
   });
+  if (options.onMessage !== undefined) child.on('message', options.onMessage);
   const ready = await firstMessage(child, (message): message is ReadyMessage => isType(message, 'ready'));
   return {
     ready,

@@ -27,6 +27,8 @@ export interface ServeOptions {
   readonly logPath: string;
   /** Node flags, e.g. --cpu-prof. */
   readonly execArgv?: readonly string[];
+  /** More serve flags (the cluster benchmark: --redis, --replay-clock). */
+  readonly args?: readonly string[];
 }
 
 export async function startServe(options: ServeOptions): Promise<ServeProcess> {
@@ -44,6 +46,7 @@ export async function startServe(options: ServeOptions): Promise<ServeProcess> {
       '0',
       '--workers',
       String(options.workers),
+      ...(options.args ?? []),
     ],
     { env: {}, stdio: ['ignore', log, 'pipe'] },
   );

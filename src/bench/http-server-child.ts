@@ -2,11 +2,19 @@ import { Writable } from 'node:stream';
 import { PROCESS_IO } from '../cli/cli-io.js';
 import { startDemo } from '../cli/demo.js';
 import { seedStore } from '../cli/seed.js';
+import type { FeedEvent } from '../feed/events.js';
 import { createApiKey } from '../http/api-keys.js';
 import { buildApp } from '../http/app.js';
+import type { StoredBatch } from '../ingest/ingest-thread.js';
 import { openStore } from '../store/open-store.js';
 import type { MarketStore } from '../store/store.js';
-import { BENCH_RATE_LIMIT, type ServerChildConfig, sendReady, serveParent } from './http-child.js';
+import {
+  BENCH_RATE_LIMIT,
+  type CommitMessage,
+  type ServerChildConfig,
+  sendReady,
+  serveParent,
+} from './http-child.js';
 
 /**
  * A gridquote server in its own process for the HTTP benchmark (http-bench.ts): argv[2] is a
@@ -66,6 +74,22 @@ async function start(): Promise<Started> {
           days: config.historyDays,
           seed: config.seed,
           speed: config.speed,
+          ...(config.ingest === undefined ? {} : { ingest: config.ingest }),
+          ...(config.tickMs === undefined ? {} : { tickMs: config.tickMs }),
+          ...(config.streamsPerKey === undefined ? {} : { streams: { perKey: config.streamsPerKey } }),
+          ...(config.reportCommits === true
+            ? {
+                onCommit: (batch: StoredBatch, events: readonly FeedEvent[]) =>
+                  process.send?.({
+                    type: 'commit',
+                    version: batch.version,
+                    atNs: String(batch.committedAtNs),
+                    noticedNs: String(process.hrtime.bigint()),
+                    lastDate: events.at(-1)?.date ?? '',
+                    lastSeq: events.at(-1)?.seq ?? 0,
+                  } satisfies CommitMessage),
+              }
+            : {}),
         },
       );
       return {

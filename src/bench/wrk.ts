@@ -22,6 +22,12 @@ export interface LoadTarget {
 export interface LoadSettings {
   readonly connections: number;
   readonly seconds: number;
+  /**
+   * Pollers rather than a closed loop: each connection waits a random 0..2x this many ms before
+   * each request (so on average it asks every pollMs). Without it every connection asks again
+   * the moment its answer is in, which measures queueing alone (mean latency = connections / rate).
+   */
+  readonly pollMs?: number;
 }
 
 export interface LoadRun {
@@ -65,7 +71,7 @@ export async function runWrk(target: LoadTarget, settings: LoadSettings): Promis
   const directory = mkdtempSync(join(tmpdir(), 'gridquote-wrk-'));
   const script = join(directory, 'bench.lua');
   try {
-    writeFileSync(script, luaScript(target));
+    writeFileSync(script, luaScript(target, settings.pollMs));
     const { stdout } = await promisify(execFile)(
       'wrk',
       [
@@ -118,7 +124,7 @@ interface WrkSummary {
 }
 
 /** The Lua of a run: headers, the paths in turn (prepared once), and the summary as JSON. */
-function luaScript(target: LoadTarget): string {
+function luaScript(target: LoadTarget, pollMs?: number): string {
   const quote = (text: string) => JSON.stringify(text);
   const headers = Object.entries(target.headers)
     .map(([name, value]) => `wrk.headers[${quote(name)}] = ${quote(value)}`)
@@ -138,8 +144,15 @@ function request()
   return prepared[turn]
 end
 `;
+  const pacing =
+    pollMs === undefined
+      ? ''
+      : `function delay()
+  return math.random(0, ${2 * Math.round(pollMs)})
+end
+`;
   return `${headers}
-${cycle}function done(summary, latency, requests)
+${cycle}${pacing}function done(summary, latency, requests)
   local e = summary.errors
   io.write(string.format(
     '{"requests":%d,"durationUs":%d,"bytes":%d,"connect":%d,"read":%d,"write":%d,"status":%d,"timeout":%d,"p50Us":%d,"p99Us":%d}\\n',

@@ -3,13 +3,15 @@ import { dirname } from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
 import { loadConfig, storeLocation } from '../config.js';
 import { lastCompletedTradingDay, nextTradingDay } from '../domain/calendar.js';
-import { createSimulator } from '../feed/simulator/simulator.js';
+import type { FeedEvent } from '../feed/events.js';
+import { createSimulator, type Simulator } from '../feed/simulator/simulator.js';
 import { dashboardBuild } from '../http/dashboard.js';
 import type { HttpLimits } from '../http/limits.js';
 import { ingestEvents } from '../ingest/ingest-events.js';
+import { type IngestThread, type StoredBatch, startIngestThread } from '../ingest/ingest-thread.js';
 import { type LiveExchange, startLiveExchange } from '../ingest/live-exchange.js';
 import { createSimulatedClock, type SimulatedClock } from '../ingest/simulated-clock.js';
-import { sqlitePath, storeKind } from '../store/open-store.js';
+import { describeLocation, sqlitePath, storeKind } from '../store/open-store.js';
 import type { MarketStore } from '../store/store.js';
 import { CliError, type CliIo, PROCESS_IO, storeOption, withStore } from './cli-io.js';
 import { type DemoKeys, demoKeys } from './demo-keys.js';
@@ -34,6 +36,16 @@ export interface DemoOptions {
   readonly corsOrigins?: readonly string[];
   /** Event stream settings (config.ts); the app's defaults when omitted. */
   readonly streams?: ServerOptions['streams'];
+  /**
+   * Where the live exchange writes: on a thread of its own (the default: the serving thread's
+   * event loop never waits for a write or a WAL checkpoint) or on the serving thread (benchmarks
+   * compare the two).
+   */
+  readonly ingest?: 'thread' | 'in-process';
+  /** How often the live exchange releases the events its clock has passed, ms (live-exchange.ts's default when omitted). */
+  readonly tickMs?: number;
+  /** Called after each live batch commits (the benchmark's commit-to-answer probe). */
+  readonly onCommit?: (batch: StoredBatch, events: readonly FeedEvent[]) => void;
 }
 
 export interface RunningDemo {
@@ -53,19 +65,7 @@ export interface RunningDemo {
  */
 export async function startDemo(io: CliIo, options: DemoOptions): Promise<RunningDemo> {
   if (storeKind(options.db) === 'sqlite') mkdirSync(dirname(sqlitePath(options.db)), { recursive: true });
-  const empty = await withStore(
-    io,
-    options.db,
-    { access: 'write', create: true },
-    async (store) => (await store.reader.latestDate()) === undefined,
-  );
-  if (empty) {
-    const until = lastCompletedTradingDay(io.now());
-    io.stderr.write(
-      `seeding ${options.db} with ${options.days} trading days up to ${until} (seed ${options.seed})\n`,
-    );
-    await seedStore(io, { db: options.db, days: options.days, until, seed: options.seed });
-  }
+  await seedIfEmpty(io, options);
   // One clock for the feed and the API: outside the session the API's "now" is the replay's.
   const clock = createSimulatedClock({ speed: options.speed, realNow: io.now });
   const server = await startServer({
@@ -80,6 +80,7 @@ export async function startDemo(io: CliIo, options: DemoOptions): Promise<Runnin
     ...(options.corsOrigins === undefined ? {} : { corsOrigins: options.corsOrigins }),
     ...(options.streams ? { streams: options.streams } : {}),
   });
+  let thread: IngestThread | undefined;
   try {
     const keys = await demoKeys(server.store.keys, {
       db: options.db,
@@ -87,7 +88,9 @@ export async function startDemo(io: CliIo, options: DemoOptions): Promise<Runnin
       now: io.now(),
     });
     const historyDate = (await server.store.reader.latestDate()) ?? '';
-    const live = await startLive(io, server.store, clock, options);
+    thread = options.ingest === 'in-process' ? undefined : await startIngestThread(options.db, server.store);
+    const live = await startLive(io, server.store, clock, options, storeBatch(server.store, thread, options));
+    const writer = thread;
     return {
       server,
       live,
@@ -96,44 +99,51 @@ export async function startDemo(io: CliIo, options: DemoOptions): Promise<Runnin
       async stop(hurry) {
         // The feed first: nothing is written while the last answers go out and the store closes.
         live.stop();
+        await writer?.close();
         return server.close(hurry);
       },
     };
   } catch (error) {
+    await thread?.close();
     await server.close();
     throw error;
   }
 }
 
-/**
- * Replays the simulator over the stored days to restore its state (curves, open interest),
- * completes the latest stored day if an earlier run stopped inside it, then goes live on the
- * next trading day.
- */
+/** How the live exchange stores a batch: through the ingest thread, or on this thread. */
+function storeBatch(
+  store: MarketStore,
+  thread: IngestThread | undefined,
+  options: DemoOptions,
+): (events: FeedEvent[]) => Promise<StoredBatch> {
+  return async (events) => {
+    let batch: StoredBatch;
+    if (thread !== undefined) {
+      batch = await thread.ingest(events);
+    } else {
+      const result = await ingestEvents(store.writer, events);
+      batch = { result, committedAtNs: process.hrtime.bigint(), version: await store.reader.version() };
+    }
+    options.onCommit?.(batch, events);
+    return batch;
+  };
+}
+
+/** Continues the stored history live from the next trading day (completeLatestDay). */
 async function startLive(
   io: CliIo,
   store: MarketStore,
   clock: SimulatedClock,
   options: DemoOptions,
+  ingest: (events: FeedEvent[]) => Promise<StoredBatch>,
 ): Promise<LiveExchange> {
-  const dates = await store.reader.dates();
-  const latest = dates.at(-1);
-  if (latest === undefined) throw new CliError(`${options.db} holds no market data to continue from`);
-  const simulator = createSimulator({ seed: options.seed });
-  for (const date of dates.slice(0, -1)) simulator.simulateDay(date);
-  try {
-    await ingestEvents(store.writer, simulator.simulateDay(latest));
-  } catch (error) {
-    throw new CliError(
-      `${options.db} was not made by the demo with seed ${options.seed} (${String(error instanceof Error ? error.message : error)}); ` +
-        'pass the seed it was made with, or use a new --db',
-    );
-  }
+  const { simulator, latest } = await completeLatestDay(store, options);
   return startLiveExchange({
     firstDate: nextTradingDay(latest),
     simulateDay: (date) => simulator.simulateDay(date),
-    ingest: (events) => ingestEvents(store.writer, events),
+    ingest,
     clock,
+    ...(options.tickMs === undefined ? {} : { tickMs: options.tickMs }),
     onDayStart: (date, mode) =>
       io.stderr.write(
         mode === 'real-time'
@@ -144,25 +154,90 @@ async function startLive(
   });
 }
 
+/**
+ * Seeds `days` trading days of history up to the last completed one when the store holds none;
+ * true when it did.
+ */
+export async function seedIfEmpty(
+  io: CliIo,
+  options: { readonly db: string; readonly days: number; readonly seed: number },
+): Promise<boolean> {
+  const empty = await withStore(
+    io,
+    options.db,
+    { access: 'write', create: true },
+    async (store) => (await store.reader.latestDate()) === undefined,
+  );
+  if (!empty) return false;
+  const until = lastCompletedTradingDay(io.now());
+  io.stderr.write(
+    `seeding ${describeLocation(options.db)} with ${options.days} trading days up to ${until} (seed ${options.seed})\n`,
+  );
+  await seedStore(io, { db: options.db, days: options.days, until, seed: options.seed });
+  return true;
+}
+
+/**
+ * Replays the simulator over the stored days to restore its state (curves, open interest) and
+ * completes the latest stored day if an earlier run stopped inside it: the simulator is then
+ * ready to produce the next trading day. The demo and `gridquote cluster` continue from there.
+ */
+export async function completeLatestDay(
+  store: MarketStore,
+  options: { readonly db: string; readonly seed: number },
+): Promise<{ simulator: Simulator; first: string; latest: string }> {
+  const dates = await store.reader.dates();
+  const first = dates[0];
+  const latest = dates.at(-1);
+  if (first === undefined || latest === undefined)
+    throw new CliError(`${describeLocation(options.db)} holds no market data to continue from`);
+  const simulator = createSimulator({ seed: options.seed });
+  for (const date of dates.slice(0, -1)) simulator.simulateDay(date);
+  try {
+    await ingestEvents(store.writer, simulator.simulateDay(latest));
+  } catch (error) {
+    throw new CliError(
+      `${describeLocation(options.db)} was not made by the demo with seed ${options.seed} (${String(error instanceof Error ? error.message : error)}); ` +
+        'pass the seed it was made with, or use a new --db',
+    );
+  }
+  return { simulator, first, latest };
+}
+
 export function demoBanner(demo: RunningDemo): string {
   const base = demo.server.url;
-  const date = demo.historyDate;
-  const auth = (key: string) => `-H "Authorization: Bearer ${key}"`;
-  const h = auth(demo.keys.historical);
-  const e = auth(demo.keys.endOfDay);
   return [
     '',
     `gridquote demo serving ${base}`,
-    '',
-    `  historical key:  ${demo.keys.historical}`,
-    `  end_of_day key:  ${demo.keys.endOfDay}`,
-    `  ${KEYS_ORIGIN[demo.keys.origin]}; kept in ${demo.keys.file} (yours alone, mode 600)`,
-    '  for the next start; `npm start -- --new-keys` revokes them and issues new ones.',
-    '',
+    ...keyLines(demo.keys, '`npm start -- --new-keys`'),
     dashboardBuild() === undefined
       ? 'Dashboard: not built (run `npm run build`, then start again)'
       : `Dashboard (open it in a browser and enter the historical key): ${base}/`,
     '',
+    ...exampleRequests(base, demo.keys, demo.historyDate),
+    'The market is live: run the intraday or trades request again to see it move. Ctrl-C stops.',
+    '',
+  ].join('\n');
+}
+
+/** The banner's keys: both of them, where they are kept and how to replace them. */
+export function keyLines(keys: DemoKeys, newKeysCommand: string): string[] {
+  return [
+    '',
+    `  historical key:  ${keys.historical}`,
+    `  end_of_day key:  ${keys.endOfDay}`,
+    `  ${KEYS_ORIGIN[keys.origin]}; kept in ${keys.file} (yours alone, mode 600)`,
+    `  for the next start; ${newKeysCommand} revokes them and issues new ones.`,
+    '',
+  ];
+}
+
+/** The banner's example requests against `base`, one per kind of operation; `date` has history. */
+export function exampleRequests(base: string, keys: DemoKeys, date: string): string[] {
+  const auth = (key: string) => `-H "Authorization: Bearer ${key}"`;
+  const h = auth(keys.historical);
+  const e = auth(keys.endOfDay);
+  return [
     'Try:',
     `  curl ${h} "${base}/api/intraday?futures=au_electricity"`,
     `  curl ${h} "${base}/api/trades?market=au_electricity"`,
@@ -176,9 +251,7 @@ export function demoBanner(demo: RunningDemo): string {
     '',
     `Reference page (paste a key under Authorize, then Execute): ${base}/docs`,
     '',
-    'The market is live: run the intraday or trades request again to see it move. Ctrl-C stops.',
-    '',
-  ].join('\n');
+  ];
 }
 
 const KEYS_ORIGIN: Readonly<Record<DemoKeys['origin'], string>> = {

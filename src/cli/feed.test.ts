@@ -63,6 +63,24 @@ describe('gridquote feed publish and ingest --from: their arguments', () => {
       /stream name must be 1\.\.64 letters/,
     );
     expectOneLineError(
+      await gridquote(['feed', 'publish', '--nats', nats, '--simulate', '--replay-clock', '20260302,now,60']),
+      /--replay-clock.*must be <trading day yyyyMMdd>/,
+    );
+    expectOneLineError(
+      await gridquote([
+        'feed',
+        'publish',
+        '--nats',
+        nats,
+        '--simulate',
+        '--speed',
+        '60',
+        '--replay-clock',
+        '20260302,2026-03-02T00:00:00Z,60',
+      ]),
+      /give it without --from and --speed/,
+    );
+    expectOneLineError(
       await gridquote(['ingest', '--db', join(directory, 'x.db'), '--from', nats, '--batch-size', '0']),
       /expected messages \(1\.\.65536\)/,
     );

@@ -7,6 +7,7 @@ import { describeLineError, parseFeedLine } from '../feed/ndjson.js';
 import { simulatedFeed } from '../feed/simulated-feed.js';
 import { validateFeedEvent } from '../feed/validate.js';
 import { readLineGroups } from '../ingest/read-lines.js';
+import { parseReplaySchedule, type ReplaySchedule } from '../ingest/replay-schedule.js';
 import { CliError, type CliIo, PROCESS_IO } from './cli-io.js';
 import { abortOnShutdownSignal } from './stop-signal.js';
 import { addStreamFlags, parseNatsUrl, parseWhole, retentionOf, type StreamFlags } from './stream-flags.js';
@@ -18,6 +19,8 @@ interface PublishFlags extends StreamFlags {
   readonly seed: number;
   readonly from?: string;
   readonly days?: number;
+  readonly replayClock?: ReplaySchedule;
+  readonly warmUpFrom?: string;
 }
 
 /** `gridquote feed publish`: exchange events onto the feed's JetStream stream. */
@@ -51,6 +54,17 @@ export function registerFeed(program: Command, io: CliIo = PROCESS_IO): Command 
       '--days <n>',
       'with --simulate: trading days to publish (default: 1, or without end with --speed)',
       parseWhole('days', 1, 10_000),
+    )
+    .option(
+      '--replay-clock <day,instant,speed>',
+      'with --simulate, instead of --from and --speed: release each event when the replay clock ' +
+        'that the API replicas answer on (serve --replay-clock) reaches it; without end unless --days',
+      parseSchedule,
+    )
+    .option(
+      '--warm-up-from <yyyyMMdd>',
+      'with --simulate: run the simulator unpublished from this day, so the feed continues a store seeded from it',
+      parseDate,
     );
   addStreamFlags(publish).addHelpText(
     'after',
@@ -63,6 +77,11 @@ export function registerFeed(program: Command, io: CliIo = PROCESS_IO): Command 
     if ((file === undefined) === (flags.simulate !== true)) {
       throw new CliError(
         'feed publish needs exactly one source: a FILE, - for standard input, or --simulate',
+      );
+    }
+    if (flags.replayClock !== undefined && (flags.speed !== undefined || flags.from !== undefined)) {
+      throw new CliError(
+        '--replay-clock sets the first day and the speed: give it without --from and --speed',
       );
     }
     const stop = abortOnShutdownSignal();
@@ -95,7 +114,8 @@ async function* simulated(
   flags: PublishFlags,
   signal: AbortSignal,
 ): AsyncGenerator<PublishableEvent> {
-  const days = flags.days ?? (flags.speed === undefined ? 1 : undefined);
+  const paced = flags.speed !== undefined || flags.replayClock !== undefined;
+  const days = flags.days ?? (paced ? undefined : 1);
   const from = flags.from ?? lastCompletedTradingDay(io.now());
   for await (const event of simulatedFeed({
     seed: flags.seed,
@@ -103,6 +123,8 @@ async function* simulated(
     signal,
     ...(days === undefined ? {} : { days }),
     ...(flags.speed === undefined ? {} : { speed: flags.speed }),
+    ...(flags.replayClock === undefined ? {} : { schedule: flags.replayClock }),
+    ...(flags.warmUpFrom === undefined ? {} : { warmUpFrom: flags.warmUpFrom }),
   })) {
     const result = validateFeedEvent(event);
     if (!result.ok)
@@ -133,6 +155,12 @@ async function* fromLines(io: CliIo, file: string): AsyncGenerator<PublishableEv
     }
     throw error;
   }
+}
+
+function parseSchedule(text: string): ReplaySchedule {
+  const parsed = parseReplaySchedule(text);
+  if (typeof parsed === 'string') throw new InvalidArgumentError(parsed);
+  return parsed;
 }
 
 function parseDate(text: string): string {

@@ -46,6 +46,7 @@ export async function runStreamIngest(io: CliIo, flags: StreamIngestFlags): Prom
           ackWaitMs: flags.ackWaitMs,
           retention: retentionOf(flags),
           log,
+          onStoreFailing: (failing) => metrics?.storeFailing(failing),
           onBatch: (batch) => {
             metrics?.observe(batch);
             summary.add(batch);

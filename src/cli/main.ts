@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { registerCluster } from './cluster.js';
 import { registerDemo } from './demo.js';
 import { registerExport } from './export.js';
 import { registerFeed } from './feed.js';
@@ -18,6 +19,7 @@ registerExport(program);
 registerServe(program);
 registerKeys(program);
 registerDemo(program);
+registerCluster(program);
 registerGet(program);
 registerMigrate(program);
 

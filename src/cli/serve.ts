@@ -19,6 +19,7 @@ import type { HttpLimits } from '../http/limits.js';
 import type { RateLimitStoreFactory } from '../http/rate-limit.js';
 import { clusterRateLimitStore } from '../http/rate-limit-cluster.js';
 import { createRedisRateLimitStore, type RedisRateLimitOptions } from '../http/rate-limit-redis.js';
+import { replayClock } from '../ingest/replay-schedule.js';
 import { describeLocation, openStore, sqlitePath, storeKind } from '../store/open-store.js';
 import type { MarketStore } from '../store/store.js';
 import { type CliIo, PROCESS_IO } from './cli-io.js';
@@ -180,6 +181,7 @@ export function registerServe(program: Command, io: CliIo = PROCESS_IO): Command
       port: config.port,
       host: config.host,
       logLevel: config.logLevel,
+      ...(config.replayClock === undefined ? {} : { clock: replayClock(config.replayClock) }),
       limits: config,
       shutdownGraceMs: config.shutdownGraceMs,
       metricsToken: config.metricsToken,

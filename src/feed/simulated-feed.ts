@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isTradingDay, nextTradingDay } from '../domain/calendar.js';
+import { isTradingDay, nextTradingDay, tradingDaysBetween } from '../domain/calendar.js';
+import { type ReplaySchedule, replayDueMs } from '../ingest/replay-schedule.js';
 import type { FeedEvent } from './events.js';
 import { createSimulator } from './simulator/simulator.js';
 
@@ -14,6 +15,18 @@ export interface SimulatedFeedOptions {
    * day's first event, is reached at this speed. Omitted: as fast as the consumer takes them.
    */
   readonly speed?: number;
+  /**
+   * Instead of `speed`: each event waits until the shared replay clock (ingest/replay-schedule.ts)
+   * reaches it, so the API replicas answering on that clock see it at its time. `from` is then
+   * the schedule's first day.
+   */
+  readonly schedule?: ReplaySchedule;
+  /**
+   * The simulator's days from this one up to the day before `from` are simulated, not produced:
+   * a feed continuing a store seeded from this day (demo, cluster) continues its prices and
+   * open interest instead of starting afresh.
+   */
+  readonly warmUpFrom?: string;
   readonly signal?: AbortSignal;
 }
 
@@ -24,17 +37,25 @@ export interface SimulatedFeedOptions {
  */
 export async function* simulatedFeed(options: SimulatedFeedOptions): AsyncGenerator<FeedEvent> {
   const simulator = createSimulator({ seed: options.seed });
-  let date = isTradingDay(options.from) ? options.from : nextTradingDay(options.from);
+  const { schedule } = options;
+  let date = schedule?.from ?? (isTradingDay(options.from) ? options.from : nextTradingDay(options.from));
+  if (options.warmUpFrom !== undefined) {
+    for (const day of tradingDaysBetween(options.warmUpFrom, date))
+      if (day < date) simulator.simulateDay(day);
+  }
   for (let day = 0; options.days === undefined || day < options.days; day += 1) {
     const events = simulator.simulateDay(date);
     const start = performance.now();
     const first = secondsOf(events[0]?.time ?? '000000');
     for (const event of events) {
       if (options.signal?.aborted) return;
-      if (options.speed !== undefined) {
-        const due = start + ((secondsOf(event.time) - first) * 1000) / options.speed;
-        const wait = due - performance.now();
-        if (wait > 0) await sleep(wait, undefined, { signal: options.signal }).catch(() => undefined);
+      const wait = schedule
+        ? replayDueMs(schedule, event.date, event.time) - Date.now()
+        : options.speed === undefined
+          ? 0
+          : start + ((secondsOf(event.time) - first) * 1000) / options.speed - performance.now();
+      if (wait > 0) {
+        await sleep(wait, undefined, { signal: options.signal }).catch(() => undefined);
         if (options.signal?.aborted) return;
       }
       yield event;

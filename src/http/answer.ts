@@ -55,12 +55,21 @@ export async function sendAnswer<S extends ParamDefs, R>(
     }
   }
   if (answer === undefined) {
-    if (cache !== undefined) deps.metrics.cacheMiss();
     await versions.refresh(deps.reader);
-    const generation = versions.generation;
-    answer = await produce(deps, route, input, versions.version);
-    // A commit noticed while the query ran may have come after what the query read: not kept.
-    if (versions.generation === generation) cache?.set(key, answer);
+    const version = versions.version;
+    if (cache === undefined) {
+      answer = await produce(deps, route, input, version);
+    } else {
+      deps.metrics.cacheMiss();
+      // Computed once for every request that misses it meanwhile (single flight).
+      answer = await cache.fill(key, version, async () => {
+        const generation = versions.generation;
+        const made = await produce(deps, route, input, version);
+        // A commit noticed while the query ran may have come after what the query read: not kept.
+        if (versions.generation === generation) cache.set(key, made);
+        return made;
+      });
+    }
   } else {
     deps.metrics.cacheHit();
   }

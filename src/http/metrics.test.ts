@@ -3,10 +3,12 @@ import { createHarness, expectProblem, type Harness } from '../../test/api-harne
 import { seededStore } from '../../test/fixtures.js';
 import { nextTradingDay } from '../domain/calendar.js';
 import { sydneyUnixSeconds } from '../domain/dates.js';
+import { wallClock } from '../domain/exchange-clock.js';
 import { ingestEvents } from '../ingest/ingest-events.js';
 import { MEMORY, openSqliteStore } from '../store/sqlite/open-sqlite-store.js';
+import type { MarketReader } from '../store/store.js';
 import { buildApp } from './app.js';
-import { DURATION_BUCKETS } from './metrics.js';
+import { createMetrics, DURATION_BUCKETS } from './metrics.js';
 
 let api: Harness;
 
@@ -150,6 +152,26 @@ describe('GET /metrics', () => {
     } finally {
       await other.close();
     }
+  });
+});
+
+describe('notice delay', () => {
+  it("times the notices of other processes' commits, not this process's own", async () => {
+    const reader = { version: async () => 2, latestDate: async () => undefined } as unknown as MarketReader;
+    const metrics = createMetrics({ reader, clock: wallClock });
+    metrics.appended({
+      version: 1,
+      added: 0,
+      dates: [],
+      revisions: new Map(),
+      notifiedAtMs: Date.now() - 40,
+    });
+    metrics.appended({ version: 2, added: 3, dates: [], revisions: new Map() });
+    const text = await metrics.registry.metrics();
+    expect(sample(text, 'gridquote_store_notice_delay_seconds_count')).toBe(1);
+    const seconds = sample(text, 'gridquote_store_notice_delay_seconds_sum') ?? 0;
+    expect(seconds).toBeGreaterThanOrEqual(0.04);
+    expect(seconds).toBeLessThan(5);
   });
 });
 

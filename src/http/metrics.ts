@@ -112,6 +112,13 @@ export function createMetrics(sources: MetricsSources): Metrics {
     registers,
   });
 
+  const noticeDelay = new Histogram({
+    name: 'gridquote_store_notice_delay_seconds',
+    help: "Time from another process's commit notice (PostgreSQL NOTIFY, sent as it commits) to this server having read what changed: how far its answers trail the writer.",
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers,
+  });
+
   const { reader, clock } = sources;
   // The newest event's instant, recomputed only when the store's version moved.
   let newest: { readonly version: number; readonly seconds: number | undefined } | undefined;
@@ -172,6 +179,9 @@ export function createMetrics(sources: MetricsSources): Metrics {
     rateLimitFallback: () => rateLimitFallbacks.inc(),
     appended(notice) {
       ingested.inc(notice.added);
+      // Clocks of two machines may differ a little: never a negative delay.
+      if (notice.notifiedAtMs !== undefined)
+        noticeDelay.observe(Math.max(0, Date.now() - notice.notifiedAtMs) / 1000);
       newest = undefined;
     },
     exposition() {

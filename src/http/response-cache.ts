@@ -40,6 +40,8 @@ export class ResponseCache {
   readonly #entries = new Map<string, CachedAnswer>();
   /** Keys of the entries that a new event makes stale, so dropping them scans nothing else. */
   readonly #current = new Set<string>();
+  /** Answers being computed, by key and version: every request that misses meanwhile waits for the same one. */
+  readonly #inFlight = new Map<string, Promise<CachedAnswer>>();
   #bytes = 0;
   #latestPastDate = '';
 
@@ -80,6 +82,27 @@ export class ResponseCache {
       this.#current.add(key);
     }
     this.#evict();
+  }
+
+  /**
+   * The answer for `key` at the store's `version`, computed by `compute` once however many
+   * requests miss it at once (single flight): after a commit drops a popular answer, the first
+   * request computes it and the others that arrive meanwhile share its promise, instead of each
+   * running the same query on the serving thread. A failure reaches every waiter and is not kept
+   * (the next request tries again). `compute` decides itself whether to keep what it made (set).
+   */
+  fill(key: string, version: number, compute: () => Promise<CachedAnswer>): Promise<CachedAnswer> {
+    const flight = `${version} ${key}`;
+    const pending = this.#inFlight.get(flight);
+    if (pending !== undefined) return pending;
+    const computing = compute().finally(() => this.#inFlight.delete(flight));
+    this.#inFlight.set(flight, computing);
+    return computing;
+  }
+
+  /** Answers being computed now (single flight), for tests and metrics. */
+  get computing(): number {
+    return this.#inFlight.size;
   }
 
   /** Keeps a coded body beside its answer, if the answer is still the cached one for the key. */

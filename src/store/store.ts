@@ -359,6 +359,12 @@ export interface AppendNotice {
   readonly dates: readonly string[];
   /** The new revision of each of those dates (MarketReader.dayRevisions). */
   readonly revisions: ReadonlyMap<string, number>;
+  /**
+   * Another process's commit announced by a notice (PostgreSQL NOTIFY): when the oldest notice
+   * this one answers was sent, on the writer's wall clock (ms). Absent for own commits and
+   * SQLite's polling.
+   */
+  readonly notifiedAtMs?: number;
 }
 
 /** An opened store: one value holding every interface of one adapter. */
@@ -373,6 +379,12 @@ export interface MarketStore {
    * (SQLite: its data_version, checked every STORE_POLL_MS). Returns the unsubscribe function.
    */
   onAppend(listener: (notice: AppendNotice) => void): () => void;
+  /**
+   * A writer of another thread or process says it has committed: look for its commits now and
+   * notify the listeners, rather than at the next poll (SQLite). A no-op where commits of others
+   * already arrive at once (PostgreSQL's LISTEN).
+   */
+  lookForCommits(): void;
   close(): Promise<void>;
 }
 

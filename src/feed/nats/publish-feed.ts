@@ -74,6 +74,10 @@ async function publishAll(
   let published = 0;
   let duplicates = 0;
   let failure: unknown;
+  // Publishes failed and not yet acked: an outage is logged when the first fails and when the
+  // last is acked, not once per publish that was in flight.
+  let retrying = 0;
+  let retried = 0;
 
   const publishOne = async (item: PublishableEvent): Promise<void> => {
     const { event } = item;
@@ -83,6 +87,10 @@ async function publishAll(
     for (let attempt = 1; ; attempt += 1) {
       try {
         const ack = await js.publish(subject, payload, { msgID });
+        if (attempt > 1) {
+          retrying -= 1;
+          if (retrying === 0) options.log?.(`every failed publish acknowledged (${retried} retried)`);
+        }
         if (ack.duplicate) duplicates += 1;
         else published += 1;
         options.onPublished?.(published + duplicates);
@@ -90,7 +98,14 @@ async function publishAll(
       } catch (error) {
         if (options.signal?.aborted) throw error;
         if (attempt === 1) {
-          options.log?.(`publish of ${msgID} failed (${describe(error)}); retrying with the same id`);
+          if (retrying === 0) {
+            retried = 0;
+            options.log?.(
+              `publish of ${msgID} failed (${describe(error)}); retrying it and any other failing publish with the same id`,
+            );
+          }
+          retrying += 1;
+          retried += 1;
         }
         await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
       }

@@ -5,7 +5,6 @@ import { comparePositions, type StreamPosition } from './event-id.js';
 import { sseComment, sseEvent, sseRetry } from './sse.js';
 import type { Batch, LiveSubscriber, StreamHub } from './stream-hub.js';
 import { isSelected, type MarketSelection, PublicationTracker, type StreamItem } from './stream-items.js';
-import { readPage, type StreamSource } from './stream-source.js';
 
 export interface StreamSettings {
   /** Bytes a client may leave unread before its stream is closed (slow-consumer). */
@@ -55,7 +54,6 @@ export class EventStream implements LiveSubscriber {
 
   constructor(
     private readonly response: ServerResponse,
-    private readonly source: StreamSource,
     private readonly hub: StreamHub,
     private readonly content: StreamContent,
     start: StreamStart,
@@ -129,12 +127,14 @@ export class EventStream implements LiveSubscriber {
     }
     let frames = batch.shared.get(key);
     if (frames === undefined) {
-      frames = this.#collect(batch.items);
+      const { text, count } = this.#collect(batch.items);
+      // Encoded once: every stream of the selection writes the same Buffer.
+      frames = { bytes: Buffer.from(text), count };
       batch.shared.set(key, frames);
     }
     this.#cursor = last;
     if (frames.count > 0) {
-      this.#write(frames.text);
+      this.#write(frames.bytes);
       this.metrics.sent(frames.count);
     }
     this.#checkQueue();
@@ -152,7 +152,7 @@ export class EventStream implements LiveSubscriber {
   async #catchUp(): Promise<void> {
     try {
       while (!this.#closed) {
-        const page = await readPage(this.source, this.#cursor, this.settings.pageSize);
+        const page = await this.hub.readPage(this.#cursor, this.settings.pageSize);
         if (this.#closed) return;
         if (page.items.length === 0) {
           this.#cursor = page.end;
@@ -162,7 +162,9 @@ export class EventStream implements LiveSubscriber {
           }
           continue;
         }
-        this.#send(page.items);
+        if (page.shared === true && this.#shareKey !== undefined)
+          this.#sendShared(page.items, this.#shareKey);
+        else this.#send(page.items);
         if (this.response.writableNeedDrain) await this.#drain();
       }
     } catch (error) {
@@ -187,6 +189,19 @@ export class EventStream implements LiveSubscriber {
     if (count === 0) return;
     this.#write(text);
     this.metrics.sent(count);
+  }
+
+  /**
+   * A page of the shared day, all of it after the cursor: the selection's frames of it are the
+   * same for every stream of that selection, encoded by the first one (SharedDay.frames).
+   */
+  #sendShared(items: readonly StreamItem[], key: string): void {
+    const frames = this.hub.day.frames(key, items, () => this.#collect(items));
+    const last = items[items.length - 1];
+    if (last !== undefined && comparePositions(last, this.#cursor) > 0) this.#cursor = last;
+    if (frames.count === 0) return;
+    this.#write(frames.bytes);
+    this.metrics.sent(frames.count);
   }
 
   /** The frames this stream sends of the items after its cursor (the cursor is the caller's to move). */
@@ -221,7 +236,7 @@ export class EventStream implements LiveSubscriber {
     return this.#publications?.frameOf(item) ?? null;
   }
 
-  #write(text: string): void {
+  #write(text: string | Buffer): void {
     if (this.#closed) return;
     this.response.write(text);
   }

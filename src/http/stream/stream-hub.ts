@@ -1,6 +1,7 @@
 import { comparePositions, type StreamPosition } from './event-id.js';
+import { SharedDay } from './shared-day.js';
 import type { StreamItem } from './stream-items.js';
-import { readPage, type StreamSource } from './stream-source.js';
+import { type Page, readPage, type StreamSource } from './stream-source.js';
 
 /** New events as the hub read them: everything committed after `after`, in stream order. */
 export interface Batch {
@@ -10,7 +11,7 @@ export interface Batch {
    * The text a selection makes of the whole batch, written once and shared by every stream of
    * that selection (most streams of a busy server ask for the same few things).
    */
-  readonly shared: Map<string, { readonly text: string; readonly count: number }>;
+  readonly shared: Map<string, { readonly bytes: Buffer; readonly count: number }>;
 }
 
 /** A stream that has caught up with the store and now takes its events from the hub. */
@@ -34,11 +35,18 @@ export class StreamHub {
   #head: StreamPosition | undefined;
   #reading = false;
   #again = false;
+  /** The day's events parsed once, for the hub and every stream catching up (shared-day.ts). */
+  readonly day = new SharedDay();
 
   constructor(
     private readonly source: StreamSource,
     private readonly pageSize: number,
   ) {}
+
+  /** The next page after `position`, from the shared day when it holds it, else from the store. */
+  readPage(position: StreamPosition, limit: number): Promise<Page> {
+    return readPage(this.source, position, limit, this.day);
+  }
 
   /** Up to where the hub has read: a joining stream behind it has more to read first. */
   get head(): StreamPosition | undefined {
@@ -85,7 +93,7 @@ export class StreamHub {
         for (;;) {
           const after = this.#head;
           if (after === undefined || this.#subscribers.size === 0) break;
-          const page = await readPage(this.source, after, this.pageSize);
+          const page = await this.readPage(after, this.pageSize);
           this.#head = page.end;
           if (page.items.length === 0) break;
           const batch: Batch = { after, items: page.items, shared: new Map() };

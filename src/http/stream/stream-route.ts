@@ -194,7 +194,6 @@ async function openStream(deps: StreamDependencies, request: FastifyRequest, rep
     let removeStream = () => {};
     const stream = new EventStream(
       response,
-      deps.source,
       deps.hub,
       content,
       start,

@@ -22,4 +22,24 @@ describe('the ingest worker metrics', () => {
       await metrics.close();
     }
   });
+
+  it('answers /healthz while it runs and /readyz 503 while the store refuses batches', async () => {
+    const metrics = await startIngestMetrics(0);
+    try {
+      expect((await fetch(`${metrics.url}/healthz`)).status).toBe(200);
+      expect((await fetch(`${metrics.url}/readyz`)).status).toBe(200);
+      metrics.storeFailing(true);
+      expect((await fetch(`${metrics.url}/healthz`)).status).toBe(200);
+      const down = await fetch(`${metrics.url}/readyz`);
+      expect(down.status).toBe(503);
+      expect(await down.json()).toEqual({ status: 'store-failing' });
+      expect(await (await fetch(`${metrics.url}/metrics`)).text()).toMatch(
+        /^gridquote_ingest_store_failing 1$/m,
+      );
+      metrics.storeFailing(false);
+      expect((await fetch(`${metrics.url}/readyz`)).status).toBe(200);
+    } finally {
+      await metrics.close();
+    }
+  });
 });

@@ -11,6 +11,8 @@ import type { BatchReport } from './nats-ingest.js';
 export interface IngestMetricsServer {
   readonly url: string;
   observe(batch: BatchReport): void;
+  /** The store refusing batches: /readyz answers 503 until it takes one again. */
+  storeFailing(failing: boolean): void;
   close(): Promise<void>;
 }
 
@@ -39,7 +41,25 @@ export async function startIngestMetrics(port: number, host = '127.0.0.1'): Prom
     help: 'Messages of the stream not yet delivered to the worker, as of its last batch (consumer lag)',
     registers: [registry],
   });
+  const storeFailing = new Gauge({
+    name: 'gridquote_ingest_store_failing',
+    help: '1 while the store refuses batches (nothing is acknowledged; they are retried), else 0',
+    registers: [registry],
+  });
+  storeFailing.set(0);
+  let failing = false;
   const server: Server = createServer((request, response) => {
+    // Probes as the API servers have them: alive while the process answers; ready while the store takes batches.
+    if (request.method === 'GET' && (request.url === '/healthz' || request.url === '/readyz')) {
+      const down = request.url === '/readyz' && failing;
+      response
+        .writeHead(down ? 503 : 200, {
+          'content-type': 'application/json; charset=utf-8',
+          'cache-control': 'no-store',
+        })
+        .end(down ? '{"status":"store-failing"}' : '{"status":"ok"}');
+      return;
+    }
     if (request.method !== 'GET' || request.url !== '/metrics') {
       response.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
       return;
@@ -63,6 +83,10 @@ export async function startIngestMetrics(port: number, host = '127.0.0.1'): Prom
       events.inc({ result: 'skipped' }, batch.skipped);
       events.inc({ result: 'refused' }, batch.refused);
       lag.set(batch.pending);
+    },
+    storeFailing(now) {
+      failing = now;
+      storeFailing.set(now ? 1 : 0);
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

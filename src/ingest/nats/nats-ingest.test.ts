@@ -1,12 +1,12 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnCli } from '../../../test/cli-process.js';
+import { ackFloor, consumerDrained } from '../../../test/jetstream-consumer.js';
 import { startTcpProxy } from '../../../test/tcp-proxy.js';
 import { waitFor } from '../../../test/wait-for.js';
 import { testNatsUrl } from '../../config.js';
@@ -26,8 +26,6 @@ const NATS_URL = testNatsUrl();
 if (!NATS_URL) console.log('nats-ingest.test.ts: skipped, GRIDQUOTE_TEST_NATS_URL is not set');
 reportSkipped('nats-ingest.test.ts, its PostgreSQL cases');
 
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const LOADER = new URL('../../../test/typescript-loader.mjs', import.meta.url).href;
 const DATE = '20260302';
 const SEED = 7;
 
@@ -80,18 +78,8 @@ describe.skipIf(!NATS_URL)('the feed through NATS JetStream into a store', () =>
     rmSync(dir, { recursive: true, force: true });
   });
 
-  /** Whether the durable has every message of the stream acked (or terminated). */
-  async function drained(stream: string, durable: string): Promise<boolean> {
-    const jsm = await jetstreamManager(nc);
-    const info = await jsm.consumers.info(stream, durable).catch(() => undefined);
-    if (info === undefined) return false;
-    const streamInfo = await jsm.streams.info(stream);
-    return (
-      info.num_pending === 0 &&
-      info.num_ack_pending === 0 &&
-      info.ack_floor.stream_seq >= streamInfo.state.last_seq
-    );
-  }
+  const drained = async (stream: string, durable: string) =>
+    consumerDrained(await jetstreamManager(nc), stream, durable);
 
   /** Runs the worker in process until its durable has consumed the whole stream. */
   async function ingestAll(
@@ -345,48 +333,33 @@ describe.skipIf(!NATS_URL)('the feed through NATS JetStream into a store', () =>
       await publishFeed({ url, stream }, publishable());
       const db = kind === 'sqlite' ? join(dir, 'killed.db') : await schemas.url();
       const args = [
-        ...['--import', LOADER, join(ROOT, 'src', 'cli', 'main.ts'), 'ingest'],
-        ...['--db', db, '--from', url, '--stream', stream, '--durable', 'worker'],
+        ...['ingest', '--db', db, '--from', url, '--stream', stream, '--durable', 'worker'],
         // Small batches: many commits to land between; a short ack wait: quick redelivery after a kill.
         ...['--batch-size', '64', '--ack-wait-ms', '1000'],
       ];
-      const spawnWorker = (): { child: ChildProcess; output: () => string; exit: Promise<unknown> } => {
-        const child = spawn(process.execPath, args, {
-          env: { PATH: process.env.PATH ?? '' },
-          stdio: ['ignore', 'ignore', 'pipe'],
-        });
-        let text = '';
-        child.stderr?.on('data', (chunk) => {
-          text += String(chunk);
-        });
-        return { child, output: () => text, exit: new Promise((resolve) => child.on('exit', resolve)) };
-      };
       const jsm = await jetstreamManager(nc);
-      const acked = async () =>
-        (await jsm.consumers.info(stream, 'worker').catch(() => undefined))?.ack_floor.stream_seq ?? 0;
+      const acked = () => ackFloor(jsm, stream, 'worker');
 
       let killedAt = 0;
       for (let kill = 1; kill <= 3; kill += 1) {
         // A random point in what is left of the day, past what the previous run had acked.
         const target = killedAt + 1 + Math.floor(Math.random() * ((DAY.length - killedAt) / (5 - kill)));
-        const worker = spawnWorker();
+        const worker = spawnCli(args);
         try {
           await until(async () => (await acked()) >= target, `the worker to ack message ${target}`);
         } catch (error) {
-          worker.child.kill('SIGKILL');
-          throw new Error(`${String(error)}; worker said: ${worker.output()}`);
+          await worker.kill();
+          throw new Error(`${String(error)}; worker said: ${worker.stderr()}`);
         }
-        worker.child.kill('SIGKILL');
-        await worker.exit;
+        await worker.kill();
         killedAt = await acked();
       }
       expect(killedAt).toBeLessThan(DAY.length);
 
-      const last = spawnWorker();
+      const last = spawnCli(args);
       await until(() => drained(stream, 'worker'), 'the restarted worker to finish the day', 90_000);
-      last.child.kill('SIGTERM');
-      await last.exit;
-      expect(last.output()).toMatch(/stopped: \d+ events added/);
+      await last.stop();
+      expect(last.stderr()).toMatch(/stopped: \d+ events added/);
 
       const store = await openStore(db, { access: 'read' });
       try {

@@ -54,6 +54,8 @@ export interface NatsIngestOptions {
   readonly retention?: StreamRetention;
   readonly log: (line: string) => void;
   readonly onBatch?: (batch: BatchReport) => void;
+  /** The store failing to take a batch (true), or taking one again (false): the worker's readiness. */
+  readonly onStoreFailing?: (failing: boolean) => void;
   /** Stops consuming: the batch being stored is finished and acked, the rest comes back later. */
   readonly signal: AbortSignal;
 }
@@ -112,7 +114,10 @@ export async function runNatsIngest(writer: MarketWriter, options: NatsIngestOpt
           ms: performance.now() - batch.startedAt,
           pending: last?.info.pending ?? 0,
         });
-        if (failing) options.log('store reachable again: ingesting');
+        if (failing) {
+          options.log('store reachable again: ingesting');
+          options.onStoreFailing?.(false);
+        }
         failing = false;
       } catch (error) {
         // Not the input's fault (the store is down, a disk is full): storeBatch acked nothing.
@@ -120,6 +125,7 @@ export async function runNatsIngest(writer: MarketWriter, options: NatsIngestOpt
           options.log(
             `could not store a batch of ${batch.messages.length} (${describe(error)}); not acknowledged, retrying every ${STORE_RETRY_MS} ms`,
           );
+          options.onStoreFailing?.(true);
         }
         failing = true;
       }

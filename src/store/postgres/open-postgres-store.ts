@@ -134,6 +134,8 @@ export async function openPostgresStore(
         if (listeners.size === 0) void remote.stop();
       };
     },
+    // Commits of other processes arrive by LISTEN as they happen.
+    lookForCommits() {},
     async close() {
       listeners.clear();
       await remote.stop();

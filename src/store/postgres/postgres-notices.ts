@@ -18,6 +18,8 @@ export class RemoteNotices {
   private timer: NodeJS.Timeout | undefined;
   private running = false;
   private checking: Promise<void> = Promise.resolve();
+  /** When the oldest notice not yet read was sent (the writer's wall clock, ms). */
+  private oldestUnread: number | undefined;
 
   constructor(
     private readonly config: pg.ClientConfig,
@@ -55,7 +57,13 @@ export class RemoteNotices {
     client.on('error', () => this.lost(client));
     client.on('end', () => this.lost(client));
     client.on('notification', (message) => {
-      if (message.channel === this.channel && message.payload !== this.origin) this.check();
+      if (message.channel !== this.channel) return;
+      // `<origin> <ms sent>` (postgres-writer.ts); the oldest unread notice times the delay.
+      const [origin, sent] = (message.payload ?? '').split(' ');
+      if (origin === this.origin) return;
+      const sentMs = Number(sent);
+      if (this.oldestUnread === undefined && Number.isFinite(sentMs)) this.oldestUnread = sentMs;
+      this.check();
     });
     this.client = client;
     try {
@@ -87,11 +95,19 @@ export class RemoteNotices {
   private check(): void {
     this.checking = this.checking.then(async () => {
       try {
+        const notifiedAtMs = this.oldestUnread;
+        this.oldestUnread = undefined;
         const version = await this.reader.version();
         if (version <= this.seen) return;
         const revisions = await this.reader.dayRevisions(this.seen);
         this.seen = version;
-        this.emit({ version, added: 0, dates: [...revisions.keys()].sort(), revisions });
+        this.emit({
+          version,
+          added: 0,
+          dates: [...revisions.keys()].sort(),
+          revisions,
+          ...(notifiedAtMs === undefined ? {} : { notifiedAtMs }),
+        });
       } catch {
         // the database is away; the re-listen after it returns checks again
       }

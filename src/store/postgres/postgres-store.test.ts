@@ -5,7 +5,7 @@ import { proxyInFrontOf } from '../../../test/tcp-proxy.js';
 import { waitFor } from '../../../test/wait-for.js';
 import { EventConflictError } from '../event-conflict-error.js';
 import { MEMORY, openSqliteStore } from '../sqlite/open-sqlite-store.js';
-import type { MarketStore, ValidatedEvent } from '../store.js';
+import type { AppendNotice, MarketStore, ValidatedEvent } from '../store.js';
 import { dayOne, dayThree, dayTwo, describeMarketStore } from '../store-contract.js';
 import { settle, trade } from '../store-contract-events.js';
 import { SCHEMA_VERSION } from './migrations.js';
@@ -177,7 +177,16 @@ describe.skipIf(TEST_PG_URL === undefined)('postgres store', () => {
         await writer.writer.append(dayOne());
         expect(seen).toEqual([{ version: 27, added: 27, dates: [D1], revisions: new Map([[D1, 27]]) }]);
         await waitFor('the other store told of the commit', () => remoteSeen.length > 0);
-        expect(remoteSeen).toEqual([{ version: 27, added: 0, dates: [D1], revisions: new Map([[D1, 27]]) }]);
+        const { notifiedAtMs: _raced, ...first } = remoteSeen[0] as AppendNotice;
+        expect(remoteSeen).toHaveLength(1);
+        expect(first).toEqual({ version: 27, added: 0, dates: [D1], revisions: new Map([[D1, 27]]) });
+        // Now listening: the next commit's notice says when it was sent (the replicas' notice delay).
+        const before = Date.now();
+        await writer.writer.append(dayTwo());
+        await waitFor('the other store told of the second commit', () => remoteSeen.length > 1);
+        const second = remoteSeen[1] as AppendNotice;
+        expect(second.notifiedAtMs).toBeGreaterThanOrEqual(before);
+        expect(second.notifiedAtMs).toBeLessThanOrEqual(Date.now());
       } finally {
         await other.close();
       }

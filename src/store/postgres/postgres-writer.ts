@@ -483,7 +483,8 @@ export function createPostgresWriter(
     }
     const parts = pending;
     pending = [];
-    await upsertTogether(client, parts, added > 0 ? [channel, origin] : undefined);
+    // The payload names the origin and when it was sent: replicas measure their notice delay.
+    await upsertTogether(client, parts, added > 0 ? [channel, `${origin} ${Date.now()}`] : undefined);
   }
 
   function forgetRows(): void {

@@ -127,6 +127,9 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
         if (listeners.size === 0) stopPolling();
       };
     },
+    lookForCommits() {
+      if (listeners.size > 0) look();
+    },
     async close() {
       stopPolling();
       listeners.clear();

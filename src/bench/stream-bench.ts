@@ -1,0 +1,267 @@
+import { type ChildProcess, fork } from 'node:child_process';
+import { cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  type Child,
+  type ChildStats,
+  type CommitMessage,
+  type ServerChildConfig,
+  startChild,
+} from './http-child.js';
+import { LatencyHistogram, noticeLatency, nowNs, nsToMs } from './latency-histogram.js';
+import { formatCount, formatMiB, removeDatabase } from './measure.js';
+import { processTreeCpuMicros } from './process-cpu.js';
+import type {
+  StreamClientCommand,
+  StreamClientConfig,
+  StreamClientReport,
+  WindowCommit,
+} from './stream-client-child.js';
+
+/**
+ * Stream latency (issue 12, item 5): many GET /api/stream subscribers, opened by client
+ * processes of their own (stream-client-child.ts), on the live demo while its exchange ingests.
+ * The server's ingest thread reports each batch's commit instant on process.hrtime's monotonic
+ * clock; each client notes each event's receipt on the same clock; commit to receipt is the
+ * difference, for every event every stream received while measuring. Each run is a fresh demo
+ * on the same history, the live day grown to `catchUpEvents` before the streams connect, so that
+ * each stream first catches up on part of a day. The smaller run is the reference: the same
+ * machinery with a tenth of the streams.
+ */
+
+export interface StreamBenchOptions {
+  readonly directory: string;
+  readonly until: string;
+  readonly seed: number;
+  readonly seconds: number;
+  /** Stream counts to measure, e.g. [100, 1000]. */
+  readonly streams: readonly number[];
+  readonly clients: number;
+  readonly speed: number;
+  readonly tickMs: number;
+  /** Events of the live day stored before the streams connect (what each catches up on). */
+  readonly catchUpEvents: number;
+}
+
+export interface StreamRun {
+  readonly streams: number;
+  readonly received: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly maxMs: number;
+  /** Commit to the serving thread's notice (the ingest thread's message), p50 and p99: ms. */
+  readonly noticeP50Ms: number;
+  readonly noticeP99Ms: number;
+  /** Events received that no measured commit carried (window edges). */
+  readonly outside: number;
+  readonly lost: number;
+  /** Server CPU while measuring, per event delivered to a stream: µs. */
+  readonly cpuPerEventUs: number;
+  /** Server CPU share while measuring (1 = one core). */
+  readonly serverCores: number;
+  /** Client processes' CPU share while measuring. */
+  readonly clientCores: number;
+  /** Server CPU from the first connect until all streams were open and caught up, per stream: µs. */
+  readonly connectCpuPerStreamUs: number;
+  readonly connectMs: number;
+  readonly before: ChildStats;
+  readonly open: ChildStats;
+  readonly events: number;
+  readonly batches: number;
+  readonly load: readonly number[];
+}
+
+export interface StreamBenchResult {
+  readonly machine: string;
+  readonly options: StreamBenchOptions;
+  readonly runs: readonly StreamRun[];
+}
+
+const HISTORY_DAYS = 10;
+const PATHS = [
+  '/api/stream?market=au_electricity',
+  '/api/stream?futures=au_gas',
+  '/api/stream?market=nz_electricity',
+];
+/** After the last stream opened: time to finish catching up before measuring. */
+const SETTLE_MS = 3_000;
+
+export async function benchStreams(options: StreamBenchOptions): Promise<StreamBenchResult> {
+  const machine = `${cpus()[0]?.model ?? 'unknown CPU'} x ${cpus().length}, Node ${process.version}`;
+  const runs: StreamRun[] = [];
+  for (const streams of options.streams) runs.push(await runStreams(options, streams));
+  return { machine, options, runs };
+}
+
+async function runStreams(options: StreamBenchOptions, streams: number): Promise<StreamRun> {
+  const load = [loadavg()[0] ?? 0];
+  const db = join(options.directory, 'stream-bench.db');
+  removeDatabase(db);
+  progress(
+    `live demo at ${options.speed}x, a batch every ${options.tickMs} ms; ${streams} streams once the day holds ${options.catchUpEvents} events`,
+  );
+  const config: ServerChildConfig = {
+    mode: 'live',
+    db,
+    historyDays: HISTORY_DAYS,
+    until: options.until,
+    seed: options.seed,
+    speed: options.speed,
+    tickMs: options.tickMs,
+    reportCommits: true,
+    streamsPerKey: streams + 10,
+  };
+  const commits: CommitMessage[] = [];
+  const server = await startChild('./http-server-child.js', [JSON.stringify(config)], {
+    stdout: 'ignore',
+    onMessage: (message) => {
+      if (typeof message === 'object' && message !== null && 'type' in message && message.type === 'commit') {
+        commits.push(message as CommitMessage);
+      }
+    },
+  });
+  const clients: ChildProcess[] = [];
+  try {
+    const start = (await server.stats()).storeVersion ?? 0;
+    while (((await server.stats()).storeVersion ?? 0) - start < options.catchUpEvents) await sleep(250);
+    const before = await server.stats();
+    const connectCpu = processTreeCpuMicros(server.pid);
+    const connectStart = performance.now();
+    const per = Math.ceil(streams / options.clients);
+    for (let index = 0; index < options.clients && index * per < streams; index++) {
+      clients.push(startClient(server, Math.min(per, streams - index * per)));
+    }
+    await Promise.all(clients.map((client) => reportOf(client, 'open')));
+    await sleep(SETTLE_MS);
+    const connectMs = performance.now() - connectStart;
+    const connectCpuPerStreamUs = (processTreeCpuMicros(server.pid) - connectCpu) / streams;
+    const open = await server.stats();
+    load.push(loadavg()[0] ?? 0);
+
+    const fence = commits.length;
+    const startNs = nowNs();
+    const serverCpu = processTreeCpuMicros(server.pid);
+    for (const client of clients) client.send({ type: 'start' } satisfies StreamClientCommand);
+    await sleep(options.seconds * 1000);
+    const wallUs = nsToMs(nowNs() - startNs) * 1000;
+    const usedUs = processTreeCpuMicros(server.pid) - serverCpu;
+    // Events committed in the last moments may not have reached every stream yet: not measured.
+    await sleep(500);
+    const window: CommitMessage[] = commits
+      .slice(Math.max(0, fence - 1))
+      .filter((commit) => BigInt(commit.atNs) < startNs + BigInt(Math.round(wallUs * 1000)));
+    const reports = clients.map((client) => reportOf(client, 'latencies'));
+    const fenced: WindowCommit[] = window.map(({ lastDate, lastSeq, atNs }) => ({ lastDate, lastSeq, atNs }));
+    for (const client of clients)
+      client.send({ type: 'stop', commits: fenced } satisfies StreamClientCommand);
+    const histogram = new LatencyHistogram();
+    let received = 0;
+    let outside = 0;
+    let lost = 0;
+    let clientUs = 0;
+    for (const report of await Promise.all(reports)) {
+      if (report.type !== 'latencies') continue;
+      histogram.merge(report.buckets);
+      received += report.received;
+      outside += report.outside;
+      lost += report.lost;
+      clientUs += report.cpuUs;
+    }
+    load.push(loadavg()[0] ?? 0);
+    const notices = noticeLatency(window.slice(1));
+    const run: StreamRun = {
+      noticeP50Ms: notices.percentile(50),
+      noticeP99Ms: notices.percentile(99),
+      streams,
+      received,
+      p50Ms: histogram.percentile(50),
+      p99Ms: histogram.percentile(99),
+      maxMs: histogram.max,
+      outside,
+      lost,
+      cpuPerEventUs: usedUs / Math.max(1, received),
+      serverCores: usedUs / wallUs,
+      clientCores: clientUs / wallUs,
+      connectCpuPerStreamUs,
+      connectMs,
+      before,
+      open,
+      events: (window.at(-1)?.version ?? 0) - (window[0]?.version ?? 0),
+      batches: Math.max(0, window.length - 1),
+      load,
+    };
+    progress(
+      `  ${streams} streams: commit to receipt p50 ${run.p50Ms.toFixed(2)} ms, p99 ${run.p99Ms.toFixed(2)} ms, max ${run.maxMs.toFixed(2)} ms over ${formatCount(histogram.count)} deliveries (commit to server notice p50 ${run.noticeP50Ms.toFixed(2)}, p99 ${run.noticeP99Ms.toFixed(2)} ms); server ${run.cpuPerEventUs.toFixed(1)} µs CPU per delivered event (${run.serverCores.toFixed(2)} cores), clients ${run.clientCores.toFixed(2)} cores; RSS ${formatMiB(before.rssBytes)} -> ${formatMiB(open.rssBytes)}; connect + catch-up ${Math.round(run.connectCpuPerStreamUs)} µs CPU per stream`,
+    );
+    return run;
+  } finally {
+    for (const client of clients) client.kill();
+    await server.stop();
+    removeDatabase(db);
+  }
+}
+
+function startClient(server: Child, streams: number): ChildProcess {
+  const config: StreamClientConfig = {
+    url: server.ready.url,
+    paths: PATHS,
+    streams,
+    key: server.ready.key ?? '',
+  };
+  return fork(fileURLToPath(new URL('./stream-client-child.js', import.meta.url)), [JSON.stringify(config)], {
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+}
+
+function reportOf(client: ChildProcess, type: StreamClientReport['type']): Promise<StreamClientReport> {
+  return new Promise((resolve, reject) => {
+    const onMessage = (message: StreamClientReport) => {
+      if (message.type !== type) return;
+      client.off('message', onMessage);
+      client.off('exit', onExit);
+      resolve(message);
+    };
+    const onExit = (code: number | null) =>
+      reject(new Error(`a stream client exited (code ${code}) before '${type}'`));
+    client.on('message', onMessage);
+    client.once('exit', onExit);
+  });
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+function progress(line: string): void {
+  process.stderr.write(`bench stream: ${line}\n`);
+}
+
+export function streamSection(result: StreamBenchResult): string {
+  const { options } = result;
+  const mib = (bytes: number | undefined) => (bytes === undefined ? 'n/a' : formatMiB(bytes));
+  return [
+    '## Stream latency',
+    '',
+    `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${result.machine}; load average (1 min) per run: ${result.runs.map((run) => `${run.streams} streams ${run.load.map((value) => value.toFixed(1)).join(' → ')}`).join('; ')}. The machine (2 cores) is shared with other jobs and the client processes share its cores with the server: figures move between runs.`,
+    '',
+    `GET /api/stream subscribers on the live demo (a fresh \`startDemo\` on a ${HISTORY_DAYS}-day history, its exchange replaying at ${options.speed}x and committing a batch every ${options.tickMs} ms on its ingest thread), opened by ${options.clients} client processes over node:http, one connection each, in turn on \`${PATHS.join('`, `')}\`. They connect once the live day holds ${formatCount(options.catchUpEvents)} events, so each first catches up on that part of the day, then ${options.seconds} s are measured. Commit to receipt: the server's ingest thread reports each batch's commit instant on the machine's monotonic clock (process.hrtime) and each client notes each event's arrival on the same clock, for every event every stream received. The run with fewer streams is the reference (the same clients and server).`,
+    '',
+    '| streams | deliveries | p50 ms | p99 ms | max ms | of which commit to server notice, p50 / p99 ms | server CPU µs / delivered event | server cores | client cores | connect + catch-up, server CPU µs / stream | RSS before → with streams | heap used before → with streams |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...result.runs.map(
+      (run) =>
+        `| ${formatCount(run.streams)} | ${formatCount(run.received - run.outside)} | ${run.p50Ms.toFixed(1)} | ${run.p99Ms.toFixed(1)} | ${run.maxMs.toFixed(1)} | ${run.noticeP50Ms.toFixed(1)} / ${run.noticeP99Ms.toFixed(1)} | ${run.cpuPerEventUs.toFixed(1)} | ${run.serverCores.toFixed(2)} | ${run.clientCores.toFixed(2)} | ${formatCount(Math.round(run.connectCpuPerStreamUs))} | ${mib(run.before.rssBytes)} → ${mib(run.open.rssBytes)} | ${mib(run.before.heapUsedBytes)} → ${mib(run.open.heapUsedBytes)} |`,
+    ),
+    '',
+    `Lost streams: ${result.runs.map((run) => `${run.lost} of ${run.streams}`).join(', ')}. Target: p99 under 10 ms with ${formatCount(Math.max(...options.streams))} streams on loopback: ${verdict(result)}.`,
+    '',
+    'Reproduce: `npm run bench -- --stream-only` (`--stream-counts 100,1000`, `--stream-duration S`, `--stream-clients N`, `--stream-catchup EVENTS`).',
+  ].join('\n');
+}
+
+function verdict(result: StreamBenchResult): string {
+  const largest = result.runs.at(-1);
+  if (largest === undefined) return 'no run';
+  return `${largest.p99Ms.toFixed(1)} ms (${largest.p99Ms < 10 ? 'met' : 'NOT met'})`;
+}

@@ -1,0 +1,77 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort } from './free-port.js';
+import { waitFor } from './wait-for.js';
+
+/**
+ * A NATS server of the test's own (JetStream on, its store in a temporary directory) that the
+ * test may kill and start again on the same port and store: the shared server on 4222 is never
+ * restarted. Needs the Debian nats-server binary; tests skip, saying so, without it.
+ */
+
+export const NATS_SERVER = '/usr/sbin/nats-server';
+export const hasNatsServer = (): boolean => existsSync(NATS_SERVER);
+
+export interface PrivateNats {
+  readonly url: string;
+  /** kill -9 the server (its JetStream store stays on disk). */
+  kill(): Promise<void>;
+  /** Starts it again on the same port and store; resolves once it accepts connections. */
+  start(): Promise<void>;
+  /** Stops it and removes its store. */
+  close(): Promise<void>;
+}
+
+export async function startPrivateNats(): Promise<PrivateNats> {
+  const dir = mkdtempSync(join(tmpdir(), 'gq-private-nats-'));
+  const port = await freePort();
+  let server: { child: ChildProcess; exited: Promise<void> } | undefined;
+
+  const start = async () => {
+    const child = spawn(NATS_SERVER, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dir], {
+      stdio: 'ignore',
+    });
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    server = { child, exited };
+    await waitFor(
+      `nats-server on port ${port}`,
+      async () => {
+        if (child.exitCode !== null) throw new Error(`nats-server exited with code ${child.exitCode}`);
+        return accepts(port);
+      },
+      { timeoutMs: 20_000, intervalMs: 20 },
+    );
+  };
+  const kill = async () => {
+    const current = server;
+    server = undefined;
+    if (current === undefined) return;
+    current.child.kill('SIGKILL');
+    await current.exited;
+  };
+
+  await start();
+  return {
+    url: `nats://127.0.0.1:${port}`,
+    kill,
+    start,
+    async close() {
+      await kill();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}

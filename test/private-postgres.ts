@@ -1,0 +1,88 @@
+import { execFile, execFileSync } from 'node:child_process';
+import { chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { freePort } from './free-port.js';
+
+/**
+ * A PostgreSQL server of the test's own, in a temporary directory, that the test may stop
+ * (`pg_ctl stop -m immediate`: as abrupt as a crash) and start again: the shared server is
+ * never restarted. PostgreSQL refuses to run as root, so when the test runs as root the
+ * server runs as the `postgres` user (runuser). Trust authentication on 127.0.0.1 only;
+ * fsync off (a test's data need not survive the machine). Tests skip, saying so, when the
+ * binaries are missing or the server cannot be set up here (whyNoPrivatePostgres).
+ */
+
+const BIN = '/usr/lib/postgresql/15/bin';
+const run = promisify(execFile);
+
+export interface PrivatePostgres {
+  /** postgres://root@127.0.0.1:port/postgres */
+  readonly url: string;
+  /** Immediate shutdown: connections are cut, no checkpoint (recovery on the next start). */
+  stop(): Promise<void>;
+  start(): Promise<void>;
+  /** Stops it and removes its files. */
+  close(): Promise<void>;
+}
+
+/** Why a private server cannot be had here, or undefined when it can be tried. */
+export function whyNoPrivatePostgres(): string | undefined {
+  if (!existsSync(join(BIN, 'initdb'))) return `no PostgreSQL binaries in ${BIN}`;
+  if (process.getuid?.() === 0 && !existsSync('/usr/sbin/runuser')) {
+    return 'running as root without runuser to start PostgreSQL as another user';
+  }
+  return undefined;
+}
+
+export async function startPrivatePostgres(): Promise<PrivatePostgres> {
+  const asRoot = process.getuid?.() === 0;
+  // Under /tmp, not os.tmpdir(): the socket path must stay short, and the postgres user must reach it.
+  const dir = mkdtempSync('/tmp/gq-private-pg-');
+  if (asRoot) chownSync(dir, idOf('-u'), idOf('-g'));
+  const data = join(dir, 'data');
+  const port = await freePort();
+  const asServerUser = (program: string, args: string[]) =>
+    asRoot
+      ? run('/usr/sbin/runuser', ['-u', 'postgres', '--', join(BIN, program), ...args])
+      : run(join(BIN, program), args);
+  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off`;
+  const start = async () => {
+    await asServerUser('pg_ctl', [
+      '-D',
+      data,
+      '-o',
+      options,
+      '-l',
+      join(dir, 'log'),
+      '-w',
+      '-t',
+      '30',
+      'start',
+    ]);
+  };
+  const stop = async () => {
+    await asServerUser('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
+  };
+  try {
+    await asServerUser('initdb', ['-D', data, '-A', 'trust', '-U', 'root', '--no-sync', '-E', 'UTF8']);
+    await start();
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
+  return {
+    url: `postgres://root@127.0.0.1:${port}/postgres`,
+    stop,
+    start,
+    async close() {
+      await stop().catch(() => undefined);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The postgres user's or group's id, as the system knows it (Debian's package creates the user). */
+function idOf(flag: '-u' | '-g'): number {
+  return Number(String(execFileSync('id', [flag, 'postgres'])).trim());
+}
