@@ -9,7 +9,7 @@ import { describeLocation, storeKind } from '../store/open-store.js';
 import type { MarketReader } from '../store/store.js';
 import { CliError, type CliIo, PROCESS_IO, withStore } from './cli-io.js';
 import { type RunningChild, Supervisor } from './cluster-processes.js';
-import { completeLatestDay, exampleRequests, keyLines, seedIfEmpty } from './demo.js';
+import { completeLatestDay, dashboardLine, exampleRequests, keyLines, seedIfEmpty } from './demo.js';
 import { type DemoKeys, demoKeys } from './demo-keys.js';
 import { type RoundRobinFront, startRoundRobinFront } from './round-robin-front.js';
 import { abortOnShutdownSignal } from './stop-signal.js';
@@ -280,6 +280,8 @@ export function clusterBanner(parts: {
         `  ${replica.spec.name.padEnd(9)} ${pid(replica)} ${replica.address}/healthz  /readyz  /metrics`,
     ),
     ...keyLines(parts.keys, '`gridquote cluster --new-keys`'),
+    dashboardLine(parts.front),
+    '',
     ...exampleRequests(parts.front, parts.keys, parts.historyDate),
     'The market is live: run the intraday or trades request again to see it move. A process that',
     'exits unexpectedly is restarted. Ctrl-C stops them all.',

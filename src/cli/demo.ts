@@ -210,14 +210,19 @@ export function demoBanner(demo: RunningDemo): string {
     '',
     `gridquote demo serving ${base}`,
     ...keyLines(demo.keys, '`npm start -- --new-keys`'),
-    dashboardBuild() === undefined
-      ? 'Dashboard: not built (run `npm run build`, then start again)'
-      : `Dashboard (open it in a browser and enter the historical key): ${base}/`,
+    dashboardLine(base),
     '',
     ...exampleRequests(base, demo.keys, demo.historyDate),
     'The market is live: run the intraday or trades request again to see it move. Ctrl-C stops.',
     '',
   ].join('\n');
+}
+
+/** The banner's line about the dashboard served at `base`. */
+export function dashboardLine(base: string): string {
+  return dashboardBuild() === undefined
+    ? 'Dashboard: not built (run `npm run build`, then start again)'
+    : `Dashboard (open it in a browser and enter the historical key): ${base}/`;
 }
 
 /** The banner's keys: both of them, where they are kept and how to replace them. */
