@@ -111,6 +111,9 @@ describe('demo', () => {
         /curl -H "Authorization: Bearer gq_[0-9a-f]{12}_[\w-]+" "http:\/\/127\.0\.0\.1:\d+\/api\//,
       );
       expect(banner).toContain(`${demo.server.url}/docs`);
+      expect(banner).toContain(
+        `Dashboard (open it in a browser and enter the historical key): ${demo.server.url}/\n`,
+      );
       expect(cli.errors()).toMatch(/seeding .* 3 trading days/);
 
       const get = (key: string, path: string) =>

@@ -5,6 +5,7 @@ import { loadConfig, storeLocation } from '../config.js';
 import { lastCompletedTradingDay, nextTradingDay } from '../domain/calendar.js';
 import type { FeedEvent } from '../feed/events.js';
 import { createSimulator, type Simulator } from '../feed/simulator/simulator.js';
+import { dashboardBuild } from '../http/dashboard.js';
 import type { HttpLimits } from '../http/limits.js';
 import { ingestEvents } from '../ingest/ingest-events.js';
 import { type IngestThread, type StoredBatch, startIngestThread } from '../ingest/ingest-thread.js';
@@ -209,6 +210,10 @@ export function demoBanner(demo: RunningDemo): string {
     '',
     `gridquote demo serving ${base}`,
     ...keyLines(demo.keys, '`npm start -- --new-keys`'),
+    dashboardBuild() === undefined
+      ? 'Dashboard: not built (run `npm run build`, then start again)'
+      : `Dashboard (open it in a browser and enter the historical key): ${base}/`,
+    '',
     ...exampleRequests(base, demo.keys, demo.historyDate),
     'The market is live: run the intraday or trades request again to see it move. Ctrl-C stops.',
     '',

@@ -14,6 +14,7 @@ import {
 } from '../config.js';
 import type { ExchangeClock } from '../domain/exchange-clock.js';
 import { type AppOptions, buildApp } from '../http/app.js';
+import { dashboardBuild } from '../http/dashboard.js';
 import type { HttpLimits } from '../http/limits.js';
 import type { RateLimitStoreFactory } from '../http/rate-limit.js';
 import { clusterRateLimitStore } from '../http/rate-limit-cluster.js';
@@ -96,6 +97,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const logLevel = options.logLevel ?? 'info';
   let log: (line: string) => void = () => {};
   const limits = options.redis && createRedisRateLimitStore({ ...options.redis, log: (line) => log(line) });
+  const dashboard = dashboardBuild();
   const app = buildApp({
     reader: store.reader,
     keys: store.keys,
@@ -115,6 +117,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     changeNotices: () => store.changeNotices(),
     events: store.events,
     ...(options.streams ? { streams: options.streams } : {}),
+    ...(dashboard === undefined ? {} : { dashboard }),
   });
   log = (line) => app.log.warn(line);
   const graceMs = options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS;

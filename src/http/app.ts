@@ -8,6 +8,7 @@ import type { EventLog, KeyStore, MarketReader, MarketStore } from '../store/sto
 import { createResponseCache } from './answer.js';
 import { registerApiIndex } from './api-index.js';
 import { registerCors } from './cors.js';
+import { registerDashboard } from './dashboard.js';
 import { DataVersions } from './data-versions.js';
 import { exampleValuesSource } from './examples.js';
 import { guardStore } from './guard-store.js';
@@ -90,6 +91,8 @@ export interface AppOptions {
     readonly tokenSecret?: string;
     readonly tokenTtlSeconds?: number;
   };
+  /** The dashboard's build folder (dashboard.ts dashboardBuild): served at `/`; no page without it. */
+  readonly dashboard?: string;
 }
 
 export const DEFAULT_STREAM_OPTIONS: StreamOptions = {
@@ -266,6 +269,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
     registerApiIndex(app, ROUTES, examples),
     ...registerHealth(app, deps.reader, options.changeNotices),
     registerMetricsEndpoint(app, deps.metrics, options.metricsToken),
+    ...(options.dashboard === undefined ? [] : registerDashboard(app, options.dashboard)),
   ]);
 
   app.setNotFoundHandler((request, reply) => {
