@@ -43,6 +43,7 @@ async function start(): Promise<Started> {
         keys: store.keys,
         logger: config.logLevel === false ? false : { level: config.logLevel },
         onAppend: (listener) => store.onAppend(listener),
+        changeNotices: () => store.changeNotices(),
         cacheBytes: 0,
       });
       const url = await app.listen({ port: 0, host: HOST });

@@ -114,6 +114,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     // Commits, of this process (the demo's live feed) or another (an ingest), reach the app: metrics,
     // cache, event streams.
     onAppend: (listener) => store.onAppend(listener),
+    changeNotices: () => store.changeNotices(),
     events: store.events,
     ...(options.streams ? { streams: options.streams } : {}),
     ...(dashboard === undefined ? {} : { dashboard }),

@@ -71,6 +71,11 @@ export interface AppOptions {
    * answer cache (it could not know when one is stale).
    */
   readonly onAppend?: MarketStore['onAppend'];
+  /**
+   * Whether the store's commit notices reach this process (MarketStore.changeNotices): /readyz
+   * fails while they are lost and reports them when ready. Without it /readyz asks the reader only.
+   */
+  readonly changeNotices?: MarketStore['changeNotices'];
   /** Bearer token that opens GET /metrics to any client; without one only loopback clients may scrape. */
   readonly metricsToken?: string;
   /** Origins whose browser pages may call the API (cors.ts), `*` for any; none by default. */
@@ -262,7 +267,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
         : undefined,
     ),
     registerApiIndex(app, ROUTES, examples),
-    ...registerHealth(app, deps.reader),
+    ...registerHealth(app, deps.reader, options.changeNotices),
     registerMetricsEndpoint(app, deps.metrics, options.metricsToken),
     ...(options.dashboard === undefined ? [] : registerDashboard(app, options.dashboard)),
   ]);

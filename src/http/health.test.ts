@@ -46,6 +46,28 @@ describe('GET /readyz', () => {
     }
   });
 
+  it("reports the store's change notices, and is not ready while they are lost", async () => {
+    const { store } = seededStore({ days: 1 });
+    let notices: 'local' | 'lost' = store.changeNotices() === 'local' ? 'local' : 'lost';
+    const app = buildApp({ reader: store.reader, keys: store.keys, changeNotices: () => notices });
+    try {
+      // SQLite polls its own file: nothing to lose
+      const ready = await app.inject('/readyz');
+      expect(ready.statusCode).toBe(200);
+      expect(ready.json()).toMatchObject({ status: 'ready', notices: 'local' });
+      notices = 'lost';
+      const lost = await app.inject('/readyz');
+      const body = expectProblem(lost, 503);
+      expect(body.type).toBe('tag:gridquote,2025:problems/store-unavailable');
+      expect(body.detail).toContain('change notices are lost');
+      expect(lost.headers['retry-after']).toBe('1');
+      expect((await app.inject('/healthz')).statusCode).toBe(200);
+    } finally {
+      await app.close();
+      await store.close();
+    }
+  });
+
   it('is not ready when the store fails, while /healthz stays ok', async () => {
     const { store } = seededStore({ days: 1 });
     const app = buildApp({ reader: store.reader, keys: store.keys });

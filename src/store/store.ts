@@ -385,8 +385,22 @@ export interface MarketStore {
    * already arrive at once (PostgreSQL's LISTEN).
    */
   lookForCommits(): void;
+  /**
+   * Whether commits of other processes reach onAppend's listeners now (readiness asks): see
+   * ChangeNotices. Driver-free, and cheap: it reads a flag.
+   */
+  changeNotices(): ChangeNotices;
   close(): Promise<void>;
 }
+
+/**
+ * How a store hears of other processes' commits. `local`: no connection to lose (SQLite polls
+ * its own file). `listening`: PostgreSQL's LISTEN is established. `lost`: a listener is
+ * registered but the LISTEN connection is not (yet, or again) established, so commits of others
+ * are not seen until it is (answers of the current day may be stale). `idle`: no listener is
+ * registered (CLI commands), nothing is listened for.
+ */
+export type ChangeNotices = 'local' | 'listening' | 'lost' | 'idle';
 
 export interface ApiKeyRecord {
   /** Public identifier, also the key's prefix; safe to log. */

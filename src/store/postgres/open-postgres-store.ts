@@ -136,6 +136,7 @@ export async function openPostgresStore(
     },
     // Commits of other processes arrive by LISTEN as they happen.
     lookForCommits() {},
+    changeNotices: () => remote.state(),
     async close() {
       listeners.clear();
       await remote.stop();

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { AppendNotice, MarketReader } from '../store.js';
+import type { AppendNotice, ChangeNotices, MarketReader } from '../store.js';
 
 /** How long to wait before listening again after the listening connection was lost. */
 const RELISTEN_MS = 1000;
@@ -17,6 +17,8 @@ export class RemoteNotices {
   private client: pg.Client | undefined;
   private timer: NodeJS.Timeout | undefined;
   private running = false;
+  /** LISTEN succeeded on the current client, which has not been lost since. */
+  private listening = false;
   private checking: Promise<void> = Promise.resolve();
   /** When the oldest notice not yet read was sent (the writer's wall clock, ms). */
   private oldestUnread: number | undefined;
@@ -36,6 +38,12 @@ export class RemoteNotices {
     if (version > this.seen) this.seen = version;
   }
 
+  /** `lost` from start until LISTEN succeeds, and from a lost connection until it succeeds again. */
+  state(): ChangeNotices {
+    if (!this.running) return 'idle';
+    return this.listening ? 'listening' : 'lost';
+  }
+
   start(): void {
     if (this.running) return;
     this.running = true;
@@ -44,6 +52,7 @@ export class RemoteNotices {
 
   async stop(): Promise<void> {
     this.running = false;
+    this.listening = false;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     const client = this.client;
@@ -53,7 +62,8 @@ export class RemoteNotices {
   }
 
   private async listen(): Promise<void> {
-    const client = new pg.Client(this.config);
+    // named, so that an operator (or a test) can tell the listening session in pg_stat_activity
+    const client = new pg.Client({ ...this.config, application_name: 'gridquote notices' });
     client.on('error', () => this.lost(client));
     client.on('end', () => this.lost(client));
     client.on('notification', (message) => {
@@ -73,6 +83,8 @@ export class RemoteNotices {
         await client.end();
         return;
       }
+      // still this listen's client: not lost (an error or end event) while LISTEN ran
+      if (this.client === client) this.listening = true;
       this.check();
     } catch {
       this.lost(client);
@@ -82,6 +94,7 @@ export class RemoteNotices {
   private lost(client: pg.Client): void {
     if (this.client !== client) return;
     this.client = undefined;
+    this.listening = false;
     client.end().catch(() => undefined);
     if (!this.running || this.timer) return;
     this.timer = setTimeout(() => {

@@ -130,6 +130,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     lookForCommits() {
       if (listeners.size > 0) look();
     },
+    changeNotices: () => 'local',
     async close() {
       stopPolling();
       listeners.clear();
