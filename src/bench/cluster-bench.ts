@@ -8,7 +8,6 @@ import { fileURLToPath } from 'node:url';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { Redis } from 'ioredis';
-import pg from 'pg';
 import { startRoundRobinFront } from '../cli/round-robin-front.js';
 import { lastTradingDays } from '../domain/calendar.js';
 import type { FeedEvent } from '../feed/events.js';
@@ -20,6 +19,7 @@ import { ingestEvents } from '../ingest/ingest-events.js';
 import { formatReplaySchedule } from '../ingest/replay-schedule.js';
 import { dropSchemas } from '../store/postgres/drop-schemas.js';
 import { openPostgresStore } from '../store/postgres/open-postgres-store.js';
+import { schemaUrl } from '../store/postgres/schema-url.js';
 import { type ServeProcess, startServe } from './http-serve.js';
 import { processTreeCpuMicros } from './process-cpu.js';
 import { ensureWrk, type LoadRun, runWrk } from './wrk.js';
@@ -90,7 +90,7 @@ export async function benchCluster(options: ClusterBenchOptions): Promise<Cluste
   ensureWrk(options.log);
   const loadBefore = loadavg()[0] ?? 0;
   const name = `gq_bench_cluster_${randomBytes(4).toString('hex')}`;
-  const store = await createSchema(options.pg, name);
+  const store = await schemaUrl(options.pg, name);
   const dates = lastTradingDays(options.historyDays + options.streamDays + 1, options.until);
   const simulator = createSimulator({ seed: options.seed });
   const days = dates.map((date) => simulator.simulateDay(date));
@@ -378,19 +378,6 @@ async function waitVisible(
       await sleep(5);
     }
   }
-}
-
-async function createSchema(url: string, schema: string): Promise<string> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(`CREATE SCHEMA ${pg.escapeIdentifier(schema)}`);
-  } finally {
-    await client.end();
-  }
-  const located = new URL(url);
-  located.searchParams.set('options', `-c search_path=${schema}`);
-  return located.href;
 }
 
 async function cleanUp(options: ClusterBenchOptions, name: string): Promise<void> {

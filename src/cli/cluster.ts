@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { type Command, InvalidArgumentError } from 'commander';
-import pg from 'pg';
 import { loadConfig, storeLocation } from '../config.js';
 import { nextTradingDay } from '../domain/calendar.js';
 import { connectNats } from '../feed/nats/feed-stream.js';
 import { formatReplaySchedule, type ReplaySchedule } from '../ingest/replay-schedule.js';
 import { describeLocation, storeKind } from '../store/open-store.js';
+import { schemaUrl } from '../store/postgres/schema-url.js';
 import type { MarketReader } from '../store/store.js';
 import { CliError, type CliIo, PROCESS_IO, withStore } from './cli-io.js';
 import { type RunningChild, Supervisor } from './cluster-processes.js';
@@ -231,25 +231,15 @@ async function checkNats(url: string): Promise<void> {
   }
 }
 
-/**
- * Creates the deployment's schema when missing and returns the store URL that selects it, so
- * that the cluster never writes outside it. Migrating is left to the store's own opening.
- */
+/** The deployment's schema, created when missing: the cluster never writes outside it. */
 async function prepareSchema(db: string, name: string): Promise<string> {
-  const client = new pg.Client({ connectionString: db, connectionTimeoutMillis: 5_000 });
   try {
-    await client.connect();
-    await client.query(`CREATE SCHEMA IF NOT EXISTS ${pg.escapeIdentifier(name)}`);
+    return await schemaUrl(db, name);
   } catch (error) {
     throw new CliError(
       `cannot prepare schema ${name} at ${describeLocation(db)}: ${error instanceof Error ? error.message : String(error)}`,
     );
-  } finally {
-    await client.end().catch(() => undefined);
   }
-  const url = new URL(db);
-  url.searchParams.set('options', `-c search_path=${name}`);
-  return url.href;
 }
 
 export function clusterBanner(parts: {

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { testPostgresUrl } from '../../config.js';
 import type { MarketStore } from '../store.js';
 import { dropSchemas } from './drop-schemas.js';
 import { openPostgresStore, type PostgresStoreOptions } from './open-postgres-store.js';
+import { schemaUrl } from './schema-url.js';
 
 /** The test server's URL, or undefined: tests needing PostgreSQL then skip, saying so. */
 export const TEST_PG_URL = testPostgresUrl();
@@ -28,18 +28,8 @@ export function testSchemas() {
       return schema;
     },
     /** The URL of a fresh, empty schema (created, no tables): for the CLI, whose only input is a URL. */
-    async url(): Promise<string> {
-      const schema = this.name();
-      const client = new pg.Client({ connectionString: url });
-      await client.connect();
-      try {
-        await client.query(`CREATE SCHEMA ${pg.escapeIdentifier(schema)}`);
-      } finally {
-        await client.end();
-      }
-      const located = new URL(url);
-      located.searchParams.set('options', `-c search_path=${schema}`);
-      return located.href;
+    url(): Promise<string> {
+      return schemaUrl(url, this.name());
     },
     /** An empty store in a fresh schema. */
     async open(options: PostgresStoreOptions = {}): Promise<MarketStore> {
