@@ -9,7 +9,14 @@ import { schemaUrl } from '../store/postgres/schema-url.js';
 import type { MarketReader } from '../store/store.js';
 import { CliError, type CliIo, PROCESS_IO, withStore } from './cli-io.js';
 import { type RunningChild, Supervisor } from './cluster-processes.js';
-import { completeLatestDay, dashboardLine, exampleRequests, keyLines, seedIfEmpty } from './demo.js';
+import {
+  completeLatestDay,
+  dashboardLine,
+  exampleRequests,
+  keyLines,
+  seedIfEmpty,
+  withSimulationOptions,
+} from './demo.js';
 import { type DemoKeys, demoKeys } from './demo-keys.js';
 import { type RoundRobinFront, startRoundRobinFront } from './round-robin-front.js';
 import { abortOnShutdownSignal } from './stop-signal.js';
@@ -284,7 +291,7 @@ function pid(child: RunningChild): string {
 }
 
 export function registerCluster(program: Command, io: CliIo = PROCESS_IO): Command {
-  return program
+  const command = program
     .command('cluster')
     .description(
       'run the distributed topology on this machine: a simulated feed on NATS, one ingest worker and ' +
@@ -307,28 +314,16 @@ export function registerCluster(program: Command, io: CliIo = PROCESS_IO): Comma
     )
     .option('--port <n>', 'the public port (the round-robin front)', parseWhole('a port', 0, 65_535), 8080)
     .option('--host <h>', 'interface of the public port', '127.0.0.1')
-    .option('--replicas <n>', 'API replicas', parseWhole('replicas', 1, 16), 2)
-    .option(
-      '--days <n>',
-      'trading days of history to seed when the store is new',
-      parseWhole('days', 1, 2_000),
-      60,
-    )
-    .option('--seed <n>', 'simulator seed', parseWhole('a seed', 0, Number.MAX_SAFE_INTEGER), 1)
-    .option(
-      '--speed <n>',
-      'replay speed of the simulated exchange (exchange seconds per second)',
-      parseWhole('a speed', 1, 100_000),
-      60,
-    )
-    .option('--new-keys', 'revoke the demo keys kept from earlier starts and issue new ones')
-    .action(async (flags: Omit<ClusterOptions, 'db' | 'redis'> & { db?: string; redis?: string }) => {
+    .option('--replicas <n>', 'API replicas', parseWhole('replicas', 1, 16), 2);
+  return withSimulationOptions(command).action(
+    async (flags: Omit<ClusterOptions, 'db' | 'redis'> & { db?: string; redis?: string }) => {
       const db = flags.db ?? postgresFromEnv() ?? DEFAULT_CLUSTER.db;
       if (storeKind(db) !== 'postgres')
         throw new CliError(`cluster needs a postgres:// store, got ${describeLocation(db)}`);
       const redis = flags.redis ?? loadConfig().redis ?? DEFAULT_CLUSTER.redis;
       await runCluster(io, { ...flags, db, redis });
-    });
+    },
+  );
 }
 
 /** GRIDQUOTE_DB when it names PostgreSQL (a SQLite path there is the demo's, not the cluster's). */

@@ -275,45 +275,31 @@ export function demoStore(flag: string | undefined): string {
 }
 
 export function registerDemo(program: Command, io: CliIo = PROCESS_IO): Command {
-  return program
+  const command = program
     .command('demo')
     .description('seed a demo database if needed, run a live simulated exchange and serve the API')
     .addOption(storeOption("the demo's store, a SQLite file or a postgres:// URL", DEFAULT_DEMO_DB))
     .option('--port <n>', 'TCP port', parseWhole('a port from 0 to 65535', 0, 65_535), 8080)
-    .option('--host <h>', 'interface to bind', '127.0.0.1')
-    .option(
-      '--days <n>',
-      'trading days of history to seed when the database is new',
-      parseWhole('days', 1, 2_000),
-      60,
-    )
-    .option('--seed <n>', 'simulator seed', parseWhole('a seed', 0, Number.MAX_SAFE_INTEGER), 1)
-    .option(
-      '--speed <n>',
-      'replay speed outside the real session (virtual seconds per second)',
-      parseWhole('a speed', 1, 100_000),
-      60,
-    )
-    .option('--new-keys', 'revoke the demo keys kept from earlier starts and issue new ones')
-    .action(async (flags: Omit<DemoOptions, 'db'> & { db?: string }) => {
-      // The demo's own flags choose store, port and host; limits, grace and CORS come from the environment.
-      const config = loadConfig();
-      const db = demoStore(flags.db);
-      const demo = await startDemo(io, {
-        ...flags,
-        db,
-        limits: config,
-        shutdownGraceMs: config.shutdownGraceMs,
-        ...(config.corsOrigins === undefined ? {} : { corsOrigins: config.corsOrigins }),
-        streams: streamSettings(config),
-      });
-      io.stdout.write(demoBanner(demo));
-      await runUntilSignal(
-        { stop: (hurry) => demo.stop(hurry) },
-        (line) => io.stderr.write(`${line}\n`),
-        config.shutdownGraceMs,
-      );
+    .option('--host <h>', 'interface to bind', '127.0.0.1');
+  return withSimulationOptions(command).action(async (flags: Omit<DemoOptions, 'db'> & { db?: string }) => {
+    // The demo's own flags choose store, port and host; limits, grace and CORS come from the environment.
+    const config = loadConfig();
+    const db = demoStore(flags.db);
+    const demo = await startDemo(io, {
+      ...flags,
+      db,
+      limits: config,
+      shutdownGraceMs: config.shutdownGraceMs,
+      ...(config.corsOrigins === undefined ? {} : { corsOrigins: config.corsOrigins }),
+      streams: streamSettings(config),
     });
+    io.stdout.write(demoBanner(demo));
+    await runUntilSignal(
+      { stop: (hurry) => demo.stop(hurry) },
+      (line) => io.stderr.write(`${line}\n`),
+      config.shutdownGraceMs,
+    );
+  });
 }
 
 function parseWhole(what: string, min: number, max: number) {
@@ -324,4 +310,23 @@ function parseWhole(what: string, min: number, max: number) {
     }
     return value;
   };
+}
+
+/** The flags of the simulated exchange that `demo` and `cluster` share: history, seed, speed, keys. */
+export function withSimulationOptions(command: Command): Command {
+  return command
+    .option(
+      '--days <n>',
+      'trading days of history to seed when the store is new',
+      parseWhole('days', 1, 2_000),
+      60,
+    )
+    .option('--seed <n>', 'simulator seed', parseWhole('a seed', 0, Number.MAX_SAFE_INTEGER), 1)
+    .option(
+      '--speed <n>',
+      'replay speed of the simulated exchange (exchange seconds per second)',
+      parseWhole('a speed', 1, 100_000),
+      60,
+    )
+    .option('--new-keys', 'revoke the demo keys kept from earlier starts and issue new ones');
 }
