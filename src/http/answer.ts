@@ -42,18 +42,7 @@ export async function sendAnswer<S extends ParamDefs, R>(
   const { cache } = deps;
   const { versions } = deps;
   const key = cacheKey(route.path, input);
-  // The hit path reads memory only: versions is moved by the store's commit notices, which also
-  // drop the past-day answers of the days they touch.
-  let answer = cache?.get(key);
-  if (answer !== undefined && !answer.pastDay) {
-    if (
-      answer.version !== versions.version ||
-      (answer.clockSecond !== undefined && answer.clockSecond !== secondOf(deps))
-    ) {
-      cache?.delete(key);
-      answer = undefined;
-    }
-  }
+  let answer = currentAnswer(deps, key);
   if (answer === undefined) {
     await versions.refresh(deps.reader);
     const version = versions.version;
@@ -74,28 +63,68 @@ export async function sendAnswer<S extends ParamDefs, R>(
     deps.metrics.cacheHit();
   }
 
-  const choice = chooseEncoding(request.headers['accept-encoding']);
-  const coding = shouldCompress(choice, answer.body.length) ? choice.coding : undefined;
-  const etag = answer.etags[coding ?? 'identity'];
-  reply
-    .header('etag', etag)
-    .header('cache-control', answer.pastDay ? PAST_DAY_CACHE_CONTROL : CURRENT_CACHE_CONTROL);
-  if (noneMatchHits(request.headers['if-none-match'], etag)) return reply.code(304).send();
+  const out = validatorsOf(answer, request.headers['accept-encoding'], request.headers['if-none-match']);
+  reply.header('etag', out.etag).header('cache-control', out.cacheControl);
+  if (out.notModified) return reply.code(304).send();
 
   let body = answer.body;
-  if (coding !== undefined) {
-    body = answer.coded[coding] ?? (await codedBody(deps, key, answer, coding));
-    reply.header('content-encoding', coding);
+  if (out.coding !== undefined) {
+    body = answer.coded[out.coding] ?? (await codedBody(deps, key, answer, out.coding));
+    reply.header('content-encoding', out.coding);
   }
-  if (answer.fileName !== undefined) reply.header('content-disposition', contentDisposition(answer.fileName));
+  if (answer.contentDisposition !== undefined) reply.header('content-disposition', answer.contentDisposition);
   return reply.code(200).header('content-type', CONTENT_TYPES[input.representation]).send(body);
+}
+
+/**
+ * The cached answer under `key` if it is still the answer now, else undefined (and a stale one
+ * is dropped). Reads memory only: versions is moved by the store's commit notices, which also
+ * drop the past-day answers of the days they touch.
+ */
+export function currentAnswer(deps: RouteDependencies, key: string): CachedAnswer | undefined {
+  const answer = deps.cache?.get(key);
+  if (answer === undefined || answer.pastDay) return answer;
+  if (
+    answer.version !== deps.versions.version ||
+    (answer.clockSecond !== undefined && answer.clockSecond !== secondOf(deps))
+  ) {
+    deps.cache?.delete(key);
+    return undefined;
+  }
+  return answer;
+}
+
+/** How an answer goes out to one request: its coding, validators, and whether the client already has it. */
+export interface AnswerValidators {
+  /** The content coding to send, if the client accepts one and the body is worth compressing. */
+  readonly coding: Coding | undefined;
+  readonly etag: string;
+  readonly cacheControl: string;
+  /** If-None-Match names the representation: a 304. */
+  readonly notModified: boolean;
+}
+
+export function validatorsOf(
+  answer: CachedAnswer,
+  acceptEncoding: string | undefined,
+  ifNoneMatch: string | undefined,
+): AnswerValidators {
+  const choice = chooseEncoding(acceptEncoding);
+  const coding = shouldCompress(choice, answer.body.length) ? choice.coding : undefined;
+  const etag = answer.etags[coding ?? 'identity'];
+  return {
+    coding,
+    etag,
+    cacheControl: answer.pastDay ? PAST_DAY_CACHE_CONTROL : CURRENT_CACHE_CONTROL,
+    notModified: noneMatchHits(ifNoneMatch, etag),
+  };
 }
 
 /**
  * (operation, access level, representation, parameter values in name order): everything the
  * bytes depend on besides the data, which the entry's version (or its days' revision) covers.
  */
-function cacheKey<S extends ParamDefs>(path: string, input: AnswerInput<S>): string {
+export function cacheKey<S extends ParamDefs>(path: string, input: AnswerInput<S>): string {
   const values = input.values as Readonly<Record<string, unknown>>;
   const { level, representation } = input;
   // The values of a query are one shared object (remembered-params.ts): their part is built once,
@@ -172,9 +201,11 @@ async function produce<S extends ParamDefs, R>(
     date,
     from,
     // The intraday operations are about the current day: the store's latest.
-    fileName:
+    contentDisposition:
       input.representation === 'csv'
-        ? csvFileName(route.path, route.spec, input.values, date ?? (await deps.reader.latestDate()))
+        ? contentDisposition(
+            csvFileName(route.path, route.spec, input.values, date ?? (await deps.reader.latestDate())),
+          )
         : undefined,
     coded: {},
   };

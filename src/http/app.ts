@@ -11,6 +11,7 @@ import { registerCors } from './cors.js';
 import { registerDashboard } from './dashboard.js';
 import { DataVersions } from './data-versions.js';
 import { exampleValuesSource } from './examples.js';
+import { FastLane } from './fast-lane.js';
 import { guardStore } from './guard-store.js';
 import { registerHealth } from './health.js';
 import { DrainingServer } from './http-server.js';
@@ -93,6 +94,11 @@ export interface AppOptions {
   };
   /** The dashboard's build folder (dashboard.ts dashboardBuild): served at `/`; no page without it. */
   readonly dashboard?: string;
+  /**
+   * Whether cached answers are written before Fastify (fast-lane.ts; default true): the same bytes
+   * either way, so turning it off is for comparing the two (tests, the benchmark).
+   */
+  readonly fastLane?: boolean;
 }
 
 export const DEFAULT_STREAM_OPTIONS: StreamOptions = {
@@ -149,7 +155,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
   const clock = options.clock ?? wallClock;
   const versions = new DataVersions(options.onAppend !== undefined);
   const metrics = createMetrics({ reader, clock });
-  const deps: RouteDependencies = {
+  const base = {
     reader,
     keys: guardStore(options.keys),
     versions,
@@ -163,7 +169,17 @@ export function buildApp(options: AppOptions): FastifyInstance {
     cache: versions.live ? createResponseCache(options.cacheBytes) : undefined,
     metrics,
   };
-  const observability = createObservability({ metrics: deps.metrics, logging: Boolean(options.logger) });
+  const observability = createObservability({ metrics, logging: Boolean(options.logger) });
+  const { maxUrlBytes } = options.limits ?? DEFAULT_HTTP_LIMITS;
+  const lane =
+    base.cache === undefined || options.fastLane === false
+      ? undefined
+      : new FastLane(base, {
+          maxUrlBytes,
+          commonHeaders: Object.entries(COMMON_HEADERS).flat(),
+          observability,
+        });
+  const deps: RouteDependencies = { ...base, lane };
   const stdout = options.logger && options.logger.stream === undefined ? turnBatchedStdout() : undefined;
   const app = Fastify({
     logger: options.logger
@@ -195,7 +211,17 @@ export function buildApp(options: AppOptions): FastifyInstance {
       const answer = writeClientError(error, socket);
       if (answer) observability.observeClientError(app.log, answer);
     },
-    serverFactory: (handler) => new DrainingServer(options.limits ?? DEFAULT_HTTP_LIMITS, handler),
+    serverFactory: (handler) => {
+      const server: DrainingServer = new DrainingServer(
+        options.limits ?? DEFAULT_HTTP_LIMITS,
+        (request, response) => {
+          // While draining, Fastify's route adds Connection: close to every answer.
+          if (lane === undefined || server.draining) handler(request, response);
+          else lane.serve(request, response, handler);
+        },
+      );
+      return server;
+    },
     // While closing, a request that still arrives on an open connection is served (with
     // Connection: close) rather than refused with Fastify's non-problem 503: it was accepted.
     return503OnClosing: false,
@@ -225,7 +251,6 @@ export function buildApp(options: AppOptions): FastifyInstance {
   // Before any route: each route gets its own log-and-metrics hook as it is registered.
   observability.install(app);
 
-  const { maxUrlBytes } = options.limits ?? DEFAULT_HTTP_LIMITS;
   // One hook for what every request meets first (each hook costs a turn of Fastify's runner).
   app.addHook('onRequest', (request, reply, done) => {
     reply.headers(COMMON_HEADERS).header('x-request-id', request.id);

@@ -32,7 +32,7 @@ export function turnBatchedStdout(fd = 1): TurnBatchedDestination {
       const more = boom.write(line);
       if (!scheduled) {
         scheduled = true;
-        setImmediate(flush);
+        setTimeout(flush, 20).unref();
       }
       return more;
     },

@@ -25,6 +25,8 @@ export interface Metrics {
   operation(name: string): OperationRecorder;
   /** The response cache (answer.ts) found a valid answer, or had to compute one. */
   cacheHit(): void;
+  /** A cached answer was written by the fast lane (fast-lane.ts), without the framework. */
+  fastLaneAnswer(): void;
   cacheMiss(): void;
   /** A request counted by this process alone because the shared rate-limit store (Redis) was unreachable. */
   rateLimitFallback(): void;
@@ -81,6 +83,16 @@ export function createMetrics(sources: MetricsSources): Metrics {
     name: 'gridquote_response_cache_hits_total',
     help: 'Answers served from the response cache.',
     registers,
+  });
+  let fastLaneAnswers = 0;
+  new Counter({
+    name: 'gridquote_fast_lane_answers_total',
+    help: 'Cached answers written before the framework (the fast lane); the rest of the cache hits went through it.',
+    registers,
+    collect() {
+      this.inc(fastLaneAnswers);
+      fastLaneAnswers = 0;
+    },
   });
   const cacheMisses = new Counter({
     name: 'gridquote_response_cache_misses_total',
@@ -177,6 +189,9 @@ export function createMetrics(sources: MetricsSources): Metrics {
       dropped: () => droppedStreams.inc(),
     },
     cacheHit: () => cacheHits.inc(),
+    fastLaneAnswer: () => {
+      fastLaneAnswers += 1;
+    },
     cacheMiss: () => cacheMisses.inc(),
     rateLimitFallback: () => rateLimitFallbacks.inc(),
     appended(notice) {

@@ -8,6 +8,7 @@ import type {
 } from 'fastify';
 import type { Metrics } from './metrics.js';
 import { operationName } from './openapi.js';
+import { requestLineWriter } from './request-line.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -37,6 +38,25 @@ export interface Observability {
    * histogram is left alone.
    */
   observeClientError(log: FastifyBaseLogger, answer: ClientErrorAnswer): void;
+  /**
+   * The request line and metrics of an operation's path, for answers written without Fastify's
+   * hooks (fast-lane.ts): the same line and series as the route's own. After install().
+   */
+  operationObserver(path: string): RequestObserver;
+}
+
+/** Counts, times and logs answered requests of one operation. */
+export interface RequestObserver {
+  /** elapsedMs: from the request's arrival to its answer handed to the socket; bytes: body bytes sent. */
+  observe(
+    requestId: string,
+    keyId: string,
+    method: string,
+    url: string,
+    status: number,
+    elapsedMs: number,
+    bytes: number | null,
+  ): void;
 }
 
 export interface ClientErrorAnswer {
@@ -53,12 +73,24 @@ export interface ClientErrorAnswer {
 export function createObservability(options: ObservabilityOptions): Observability {
   let unmatched: onResponseHookHandler = (_request, _reply, done) => done();
   const unparsed = options.metrics.operation(UNMATCHED);
+  let log: FastifyBaseLogger | undefined;
+  const observers = new Map<string, RequestObserver>();
+  const observerOf = (operation: string): RequestObserver => {
+    let observer = observers.get(operation);
+    if (observer === undefined) {
+      if (log === undefined) throw new Error('observability is not installed');
+      observer = requestObserver(operation, options, log);
+      observers.set(operation, observer);
+    }
+    return observer;
+  };
   return {
     install(app) {
+      log = app.log;
       app.decorateRequest('keyId', '');
-      unmatched = observer(UNMATCHED, options, app.log);
+      unmatched = onResponseHook(observerOf(UNMATCHED));
       app.addHook('onRoute', (route) => {
-        const hook = observer(operationOf(route.url ?? route.path ?? ''), options, app.log);
+        const hook = onResponseHook(observerOf(operationOf(route.url ?? route.path ?? '')));
         const existing = route.onResponse;
         route.onResponse =
           existing === undefined ? [hook] : [...(Array.isArray(existing) ? existing : [existing]), hook];
@@ -75,20 +107,18 @@ export function createObservability(options: ObservabilityOptions): Observabilit
       unparsed.count(answer.status);
       if (!options.logging) return;
       // Nothing of the request is logged: it was not parsed, and its bytes may hold a key.
-      log.info(
-        {
-          reqId: answer.requestId,
-          keyId: null,
-          operation: UNMATCHED,
-          method: null,
-          url: null,
-          status: answer.status,
-          durationMs: null,
-          bytes: answer.bytes,
-        },
-        'request',
-      );
+      requestLineWriter(log)({
+        reqId: answer.requestId,
+        keyId: null,
+        operation: UNMATCHED,
+        method: null,
+        url: null,
+        status: answer.status,
+        durationMs: null,
+        bytes: answer.bytes,
+      });
     },
+    operationObserver: (path) => observerOf(operationOf(path)),
   };
 }
 
@@ -101,34 +131,44 @@ function operationOf(url: string): string {
   return operationName(url);
 }
 
-function observer(
+function requestObserver(
   operation: string,
   options: ObservabilityOptions,
   log: FastifyBaseLogger,
-): onResponseHookHandler {
+): RequestObserver {
   const recorder = options.metrics.operation(operation);
-  const { logging } = options;
-  return function observe(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) {
-    const status = reply.statusCode;
-    const elapsed = reply.elapsedTime;
-    recorder.record(status, elapsed / 1000);
-    if (logging) {
+  const writeLine = options.logging ? requestLineWriter(log) : undefined;
+  return {
+    observe(requestId, keyId, method, url, status, elapsedMs, bytes) {
+      recorder.record(status, elapsedMs / 1000);
       // The id first, where a request's child logger would have put it: the same line, without
-      // making the child (request-logger.ts).
-      const line = {
-        reqId: request.id,
-        keyId: request.keyId === '' ? null : request.keyId,
+      // making the child (request-logger.ts). The Authorization header is never part of a line.
+      writeLine?.({
+        reqId: requestId,
+        keyId: keyId === '' ? null : keyId,
         operation,
-        method: request.method,
-        url: redactedUrl(request.url),
+        method,
+        url: redactedUrl(url),
         status,
-        durationMs: Math.round(elapsed * 1000) / 1000,
-        bytes: bytesSent(request, reply),
-      };
-      // The Authorization header is never part of a line.
-      if (status >= 500) log.error(line, 'request');
-      else log.info(line, 'request');
-    }
+        durationMs: Math.round(elapsedMs * 1000) / 1000,
+        bytes,
+      });
+    },
+  };
+}
+
+/** The onResponse hook of a route (or of unmatched requests): its observer, fed from Fastify's request and reply. */
+function onResponseHook(observer: RequestObserver): onResponseHookHandler {
+  return function observe(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) {
+    observer.observe(
+      request.id,
+      request.keyId,
+      request.method,
+      request.url,
+      reply.statusCode,
+      reply.elapsedTime,
+      bytesSent(request, reply),
+    );
     done();
   };
 }

@@ -5,13 +5,14 @@ import type { KeyStore, MarketReader } from '../store/store.js';
 import { sendAnswer } from './answer.js';
 import { authenticate } from './auth.js';
 import type { DataVersions } from './data-versions.js';
+import type { FastLane } from './fast-lane.js';
 import type { Metrics } from './metrics.js';
 import { negotiate } from './negotiation.js';
 import type { DocumentedOperation } from './openapi.js';
 import type { OperationDocs } from './operation-docs.js';
 import type { OperationSpec, ParamDefs, ParamValues } from './params.js';
 import { HttpProblem } from './problems.js';
-import type { RateLimiter } from './rate-limit.js';
+import { applyAdmission, type RateLimiter } from './rate-limit.js';
 import { RememberedParams } from './remembered-params.js';
 import { problemOf, sendProblem } from './reply.js';
 import type { ResponseCache } from './response-cache.js';
@@ -68,6 +69,8 @@ export interface RouteDependencies {
   readonly cache: ResponseCache | undefined;
   /** Prometheus metrics of the app; the cache counts its hits and misses here. */
   readonly metrics: Metrics;
+  /** Cached answers written before Fastify (fast-lane.ts); undefined when off (no cache, or turned off). */
+  readonly lane?: FastLane;
 }
 
 /**
@@ -83,11 +86,15 @@ export function registerRoute<S extends ParamDefs, R>(
   route: Route<S, R>,
 ): Route<S, R> {
   const params = new RememberedParams(route.spec);
+  deps.lane?.add(route.path, params);
   const handle = async (request: FastifyRequest, reply: FastifyReply) => {
     try {
-      const key = await authenticate(deps.keys, request.headers.authorization, deps.clock);
+      // A request the fast lane could not answer comes authenticated and counted (fast-lane.ts).
+      const handedOver = deps.lane?.handedOver(request.raw);
+      const key =
+        handedOver?.key ?? (await authenticate(deps.keys, request.headers.authorization, deps.clock));
       request.keyId = key.id;
-      await deps.rateLimiter.admit(key, reply);
+      applyAdmission(handedOver ? handedOver.admission : await deps.rateLimiter.count(key), reply);
       const { values, format, ignored } = params.read(request.url, key.level);
       if (ignored.length > 0) reply.header('ignored-parameters', ignored.join(', '));
       const representation = format ?? negotiate(request.headers.accept);

@@ -76,12 +76,32 @@ const WINDOWS = [
   { name: 'per-minute', seconds: 60, field: 'perMinute' },
 ] as const;
 
+/** What counting one request decided: the two headers it answers with, and the refusal when a window is spent. */
+export interface Admission {
+  /** The RateLimit-Policy header. */
+  readonly policy: string;
+  /** The RateLimit header: the window closest to exhaustion. */
+  readonly state: string;
+  /** The 429 problem (with Retry-After) when a window is over its limit. */
+  readonly refusal: HttpProblem | undefined;
+}
+
 export interface RateLimiter {
   /**
    * Counts a request of an authenticated key: sets RateLimit-Policy and RateLimit on the reply
    * and throws a 429 problem (with Retry-After) when a window is over its limit.
    */
   admit(key: ApiKeyRecord, reply: FastifyReply): Promise<void>;
+  /** Counts a request of the key; undefined for a key without limits. admit() applies what it decided. */
+  count(key: ApiKeyRecord): Promise<Admission | undefined>;
+}
+
+/** Sets an admission's headers on the reply; throws its refusal. */
+export function applyAdmission(admission: Admission | undefined, reply: FastifyReply): void {
+  if (admission === undefined) return;
+  reply.header('ratelimit-policy', admission.policy);
+  reply.header('ratelimit', admission.state);
+  if (admission.refusal !== undefined) throw admission.refusal;
 }
 
 export function createRateLimiter(
@@ -122,52 +142,61 @@ export function createRateLimiter(
     return policy;
   }
 
+  async function count(key: ApiKeyRecord): Promise<Admission | undefined> {
+    const level = levels[key.level];
+    const perSecond = key.perSecond ?? level.perSecond;
+    const perMinute = key.perMinute ?? level.perMinute;
+    if (perSecond === 0 && perMinute === 0) return undefined;
+    // Closest to exhaustion: fewest requests left, then the later reset.
+    let reported = '';
+    let reportedRemaining = Number.POSITIVE_INFINITY;
+    let reportedReset = 0;
+    let over = false;
+    let fellBack = false;
+    for (let i = 0; i < WINDOWS.length; i++) {
+      const window = WINDOWS[i];
+      const store = stores[i];
+      if (window === undefined || store === undefined) continue;
+      const limit = window.field === 'perSecond' ? perSecond : perMinute;
+      if (limit === 0) continue;
+      const counted = await store.consume(key.id, limit);
+      if (counted.fallback === true) fellBack = true;
+      const remaining = Math.max(0, limit - counted.consumedPoints);
+      // A reset under a second away still reads as 1: 0 would invite an immediate retry.
+      const reset = Math.max(1, Math.ceil(counted.msBeforeNext / 1000));
+      if (remaining < reportedRemaining || (remaining === reportedRemaining && reset > reportedReset)) {
+        reported = window.name;
+        reportedRemaining = remaining;
+        reportedReset = reset;
+      }
+      if (counted.consumedPoints > limit) {
+        over = true;
+        // The shorter window refused: do not also spend the longer window's budget.
+        break;
+      }
+    }
+    if (fellBack) options.onFallback?.();
+    let refusal: HttpProblem | undefined;
+    if (over) {
+      const limit =
+        reported === 'per-second' ? `${perSecond} requests per second` : `${perMinute} requests per minute`;
+      refusal = new HttpProblem({
+        code: 'rate-limited',
+        detail: `this API key may make ${limit}; retry after ${reportedReset} s`,
+        headers: { 'retry-after': String(reportedReset) },
+      });
+    }
+    return {
+      policy: policyOf(perSecond, perMinute),
+      state: `"${reported}";r=${reportedRemaining};t=${reportedReset}`,
+      refusal,
+    };
+  }
+
   return {
+    count,
     async admit(key, reply) {
-      const level = levels[key.level];
-      const perSecond = key.perSecond ?? level.perSecond;
-      const perMinute = key.perMinute ?? level.perMinute;
-      if (perSecond === 0 && perMinute === 0) return;
-      // Closest to exhaustion: fewest requests left, then the later reset.
-      let reported = '';
-      let reportedRemaining = Number.POSITIVE_INFINITY;
-      let reportedReset = 0;
-      let over = false;
-      let fellBack = false;
-      for (let i = 0; i < WINDOWS.length; i++) {
-        const window = WINDOWS[i];
-        const store = stores[i];
-        if (window === undefined || store === undefined) continue;
-        const limit = window.field === 'perSecond' ? perSecond : perMinute;
-        if (limit === 0) continue;
-        const count = await store.consume(key.id, limit);
-        if (count.fallback === true) fellBack = true;
-        const remaining = Math.max(0, limit - count.consumedPoints);
-        // A reset under a second away still reads as 1: 0 would invite an immediate retry.
-        const reset = Math.max(1, Math.ceil(count.msBeforeNext / 1000));
-        if (remaining < reportedRemaining || (remaining === reportedRemaining && reset > reportedReset)) {
-          reported = window.name;
-          reportedRemaining = remaining;
-          reportedReset = reset;
-        }
-        if (count.consumedPoints > limit) {
-          over = true;
-          // The shorter window refused: do not also spend the longer window's budget.
-          break;
-        }
-      }
-      if (fellBack) options.onFallback?.();
-      reply.header('ratelimit-policy', policyOf(perSecond, perMinute));
-      reply.header('ratelimit', `"${reported}";r=${reportedRemaining};t=${reportedReset}`);
-      if (over) {
-        const limit =
-          reported === 'per-second' ? `${perSecond} requests per second` : `${perMinute} requests per minute`;
-        throw new HttpProblem({
-          code: 'rate-limited',
-          detail: `this API key may make ${limit}; retry after ${reportedReset} s`,
-          headers: { 'retry-after': String(reportedReset) },
-        });
-      }
+      applyAdmission(await count(key), reply);
     },
   };
 }

@@ -9,8 +9,10 @@ describe('parameters remembered per distinct query (remembered-params.ts)', () =
   it('hands out the same frozen values for the same query and level', () => {
     const params = new RememberedParams(SPEC);
     const first = params.read('/api/x?futures=BNH2026&date=20250220', 'historical');
-    const again = params.read('/api/y?futures=BNH2026&date=20250220', 'historical');
+    const again = params.read('/api/x?futures=BNH2026&date=20250220', 'historical');
     expect(again).toBe(first);
+    // The path with a trailing slash is another URL of the same operation: the same values.
+    expect(params.read('/api/x/?futures=BNH2026&date=20250220', 'historical').values).toEqual(first.values);
     expect(first.values.date).toBe('20250220');
     expect(Object.isFrozen(first.values)).toBe(true);
     expect(() => {
@@ -32,6 +34,15 @@ describe('parameters remembered per distinct query (remembered-params.ts)', () =
     for (let i = 0; i < 2; i++) {
       expect(() => params.read('/x?futures=BNH&date=20250231', 'historical')).toThrow(QueryError);
     }
+    expect(params.known('/x?futures=BNH&date=20250231', 'historical')).toBeUndefined();
+  });
+
+  it('knows (for the fast lane) only what was read, under the level it was read for', () => {
+    const params = new RememberedParams(SPEC);
+    expect(params.known('/x?futures=BNH&date=20250220', 'historical')).toBeUndefined();
+    const read = params.read('/x?futures=BNH&date=20250220', 'historical');
+    expect(params.known('/x?futures=BNH&date=20250220', 'historical')).toBe(read);
+    expect(params.known('/x?futures=BNH&date=20250220', 'end_of_day')).toBeUndefined();
   });
 
   it('stays correct past its bound', () => {

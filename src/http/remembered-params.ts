@@ -2,7 +2,7 @@ import type { AccessLevel } from '../query/context.js';
 import { type OperationSpec, type ParamDefs, type ReadParams, readParams } from './params.js';
 
 /**
- * readParams of one operation, remembered per distinct (access level, query string): pollers
+ * readParams of one operation, remembered per distinct (access level, URL): pollers
  * send the same few URLs again and again, and parsing, decoding and validating them (dates,
  * contract codes) was about 3 µs of every request (docs/benchmarks.md). A refused query is not
  * remembered (it throws every time, with every issue). The values handed out are frozen: every
@@ -14,17 +14,19 @@ export const REMEMBERED_QUERIES = 1024;
 
 export class RememberedParams<S extends ParamDefs> {
   readonly #spec: OperationSpec<S>;
-  readonly #known = new Map<string, ReadParams<S>>();
+  /** By access level, then by the request's URL as it came (its path is the operation's): no key is built per request. */
+  readonly #known: Readonly<Record<AccessLevel, Map<string, ReadParams<S>>>> = {
+    historical: new Map(),
+    end_of_day: new Map(),
+  };
 
   constructor(spec: OperationSpec<S>) {
     this.#spec = spec;
   }
 
   read(url: string, access: AccessLevel): ReadParams<S> {
-    const mark = url.indexOf('?');
-    // The level's name cannot contain '?', so the two parts never run together.
-    const id = mark < 0 ? access : `${access}${url.slice(mark)}`;
-    let read = this.#known.get(id);
+    const known = this.#known[access];
+    let read = known.get(url);
     if (read === undefined) {
       const fresh = readParams(this.#spec, url, access);
       read = Object.freeze({
@@ -32,9 +34,14 @@ export class RememberedParams<S extends ParamDefs> {
         format: fresh.format,
         ignored: Object.freeze(fresh.ignored),
       });
-      if (this.#known.size >= REMEMBERED_QUERIES) this.#known.clear();
-      this.#known.set(id, read);
+      if (known.size >= REMEMBERED_QUERIES) known.clear();
+      known.set(url, read);
     }
     return read;
+  }
+
+  /** The parameters of a query read before, without reading a new one (fast-lane.ts: hits only). */
+  known(url: string, access: AccessLevel): ReadParams<S> | undefined {
+    return this.#known[access].get(url);
   }
 }

@@ -24,8 +24,8 @@ export interface CachedAnswer {
   readonly date: string | undefined;
   /** A range's first day; the date itself for a one-day answer. */
   readonly from: string | undefined;
-  /** A CSV answer's suggested file name (csv-file-name.ts); undefined for JSON. */
-  readonly fileName?: string;
+  /** A CSV answer's Content-Disposition, with its suggested file name (csv-file-name.ts); undefined for JSON. */
+  readonly contentDisposition?: string;
   /** Coded bodies, filled in on first demand. */
   readonly coded: { br?: Buffer; gzip?: Buffer };
 }

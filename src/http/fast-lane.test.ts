@@ -1,0 +1,256 @@
+import { Writable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { everyOperation } from '../../test/every-operation.js';
+import { seededStore } from '../../test/fixtures.js';
+import { nextTradingDay } from '../domain/calendar.js';
+import type { Simulator } from '../feed/simulator/simulator.js';
+import { ingestEvents } from '../ingest/ingest-events.js';
+import type { MarketStore } from '../store/store.js';
+import { createApiKey } from './api-keys.js';
+import { type AppOptions, buildApp } from './app.js';
+
+/**
+ * The fast lane (fast-lane.ts) against Fastify's route, over real sockets: one app with the lane,
+ * one without, on the same store and keys. Every answer must be the same bytes with the same
+ * headers (but the request id and the date), every request counted once, logged once.
+ */
+
+interface Server {
+  readonly app: FastifyInstance;
+  readonly base: string;
+  readonly log: string[];
+}
+
+let store: MarketStore;
+let simulator: Simulator;
+let dates: readonly string[];
+let lane: Server;
+let plain: Server;
+const keys: Record<'historical' | 'end_of_day' | 'limited' | 'counted' | 'revoked', string> = {
+  historical: '',
+  end_of_day: '',
+  limited: '',
+  counted: '',
+  revoked: '',
+};
+const NOW = new Date('2025-02-28T05:00:00Z');
+
+async function start(options: Partial<AppOptions>): Promise<Server> {
+  const log: string[] = [];
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      log.push(String(chunk));
+      done();
+    },
+  });
+  const app = buildApp({
+    reader: store.reader,
+    keys: store.keys,
+    onAppend: (listener) => store.onAppend(listener),
+    clock: () => NOW,
+    logger: { level: 'info', stream },
+    ...options,
+  });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : 0;
+  return { app, base: `http://127.0.0.1:${port}`, log };
+}
+
+beforeAll(async () => {
+  ({ store, simulator, dates } = seededStore({ days: 3 }));
+  const made = {
+    historical: createApiKey({ level: 'historical', now: NOW, perSecond: 0, perMinute: 0 }),
+    end_of_day: createApiKey({ level: 'end_of_day', now: NOW, perSecond: 0, perMinute: 0 }),
+    limited: createApiKey({ level: 'historical', now: NOW, perSecond: 0, perMinute: 5 }),
+    counted: createApiKey({ level: 'historical', now: NOW, perSecond: 0, perMinute: 1000 }),
+    revoked: createApiKey({ level: 'historical', now: NOW, perSecond: 0, perMinute: 0 }),
+  };
+  for (const [name, created] of Object.entries(made)) {
+    await store.keys.insertKey(created.record);
+    keys[name as keyof typeof keys] = created.key;
+  }
+  await store.keys.revokeKey(made.revoked.record.id, NOW.toISOString());
+  lane = await start({});
+  plain = await start({ fastLane: false });
+});
+afterAll(async () => {
+  await lane?.app.close();
+  await plain?.app.close();
+  await store?.close();
+});
+
+interface Answer {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  readonly body: string;
+}
+
+/** What may differ between two answers to the same request. */
+const PER_REQUEST = new Set(['date', 'x-request-id']);
+
+async function ask(
+  server: Server,
+  path: string,
+  headers: Record<string, string>,
+  method = 'GET',
+): Promise<Answer> {
+  const response = await fetch(`${server.base}${path}`, { method, headers });
+  const body = await response.text();
+  const kept: Record<string, string> = {};
+  response.headers.forEach((value, name) => {
+    if (!PER_REQUEST.has(name)) kept[name] = value;
+  });
+  return { status: response.status, headers: kept, body };
+}
+
+async function laneAnswers(): Promise<number> {
+  const response = await fetch(`${lane.base}/metrics`);
+  const text = await response.text();
+  return Number(/^gridquote_fast_lane_answers_total (\d+)$/m.exec(text)?.[1] ?? Number.NaN);
+}
+
+/** The same request of both servers, twice each: the first fills the caches, the second is the lane's. */
+async function compare(path: string, headers: Record<string, string>, method = 'GET'): Promise<Answer> {
+  await ask(lane, path, headers, method);
+  await ask(plain, path, headers, method);
+  const fast = await ask(lane, path, headers, method);
+  const framework = await ask(plain, path, headers, method);
+  expect({ path, ...fast }).toEqual({ path, ...framework });
+  return fast;
+}
+
+const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
+
+describe('the fast lane', () => {
+  it('answers every operation and code form with the framework’s bytes and headers, JSON and CSV', async () => {
+    const before = await laneAnswers();
+    const paths = [...new Set(await everyOperation(store.reader, dates))];
+    let cached = 0;
+    for (const path of paths) {
+      for (const headers of [{ accept: 'application/json' }, { accept: 'text/csv' }]) {
+        const answer = await compare(path, { ...bearer(keys.historical), ...headers });
+        if (answer.status === 200) cached += 1;
+      }
+    }
+    expect(cached).toBeGreaterThan(paths.length);
+    // Every second request of a cached answer was the lane's; refusals and misses went to Fastify.
+    expect((await laneAnswers()) - before).toBe(cached);
+  }, 60_000);
+
+  it('answers an end_of_day key, HEAD, format=, Ignored-Parameters, 304 and the codings alike', async () => {
+    const past = dates[0] ?? '';
+    const cases: [string, Record<string, string>, string?][] = [
+      ['/api/data?futures=au_electricity', bearer(keys.end_of_day)],
+      [`/api/tradelog?market=au_electricity&date=${past}`, bearer(keys.historical), 'HEAD'],
+      [`/api/tradelog?market=au_electricity&date=${past}&format=csv`, bearer(keys.historical)],
+      [`/api/ticker?futures=au_electricity&date=${past}&from=100000`, bearer(keys.historical)],
+      [
+        `/api/tradelog?market=au_electricity&date=${past}`,
+        { ...bearer(keys.historical), 'accept-encoding': 'gzip' },
+      ],
+      [
+        `/api/tradelog?market=au_electricity&date=${past}`,
+        { ...bearer(keys.historical), 'accept-encoding': 'br' },
+      ],
+    ];
+    for (const [path, headers, method] of cases) await compare(path, headers, method);
+    const ignored = await compare(
+      `/api/ticker?futures=au_electricity&date=${past}&from=100000`,
+      bearer(keys.historical),
+    );
+    expect(ignored.headers['ignored-parameters']).toBe('from');
+    const gzip = await compare(`/api/tradelog?market=au_electricity&date=${past}`, {
+      ...bearer(keys.historical),
+      'accept-encoding': 'gzip',
+    });
+    expect(gzip.headers['content-encoding']).toBe('gzip');
+    const etag = gzip.headers.etag ?? '';
+    const revalidated = await compare(`/api/tradelog?market=au_electricity&date=${past}`, {
+      ...bearer(keys.historical),
+      'accept-encoding': 'gzip',
+      'if-none-match': etag,
+    });
+    expect(revalidated.status).toBe(304);
+    expect(revalidated.body).toBe('');
+  });
+
+  it('leaves refused keys to the framework: the same 401s', async () => {
+    for (const key of [keys.revoked, `${keys.historical.slice(0, -4)}AAAA`, 'gq_not_a_key']) {
+      const answer = await compare('/api/epi', bearer(key));
+      expect(answer.status).toBe(401);
+    }
+  });
+
+  it('counts every request once against the key’s limits, and refuses over them as the framework does', async () => {
+    const path = `/api/epi?date=${dates[0]}`;
+    const statuses = async (server: Server) => {
+      const seen: string[] = [];
+      for (let i = 0; i < 7; i++) {
+        const answer = await ask(server, path, bearer(keys.limited));
+        seen.push(
+          `${answer.status} ${/r=(\d+)/.exec(answer.headers.ratelimit ?? '')?.[1]} ${answer.headers['retry-after'] !== undefined}`,
+        );
+      }
+      return seen;
+    };
+    const fast = await statuses(lane);
+    expect(fast).toEqual([
+      '200 4 false',
+      '200 3 false',
+      '200 2 false',
+      '200 1 false',
+      '200 0 false',
+      '429 0 true',
+      '429 0 true',
+    ]);
+    expect(await statuses(plain)).toEqual(fast);
+  });
+
+  it('answers with the new data once a commit lands, counting the request that missed once', async () => {
+    const path = '/api/intraday?futures=au_electricity';
+    const remaining = async () => {
+      const answer = await ask(lane, path, bearer(keys.counted));
+      return {
+        remaining: Number(/r=(\d+)/.exec(answer.headers.ratelimit ?? '')?.[1]),
+        etag: answer.headers.etag,
+      };
+    };
+    const before = await compare(path, bearer(keys.historical));
+    const first = await remaining();
+    // The next trading day's feed: the intraday snapshot moves to it.
+    const next = nextTradingDay(dates.at(-1) ?? '');
+    await ingestEvents(store.writer, simulator.simulateDay(next));
+    // A miss (the lane counts it, the route computes it), then a hit: one count each.
+    const missed = await remaining();
+    const hit = await remaining();
+    expect([missed.remaining, hit.remaining]).toEqual([first.remaining - 1, first.remaining - 2]);
+    expect(missed.etag).not.toBe(first.etag);
+    expect(hit.etag).toBe(missed.etag);
+    const after = await compare(path, bearer(keys.historical));
+    expect(after.body).not.toBe(before.body);
+    expect(after.headers.etag).toBe(missed.etag);
+  });
+
+  it('writes the same request line as the framework', async () => {
+    const path = `/api/npi?date=${dates[0]}`;
+    lane.log.length = 0;
+    plain.log.length = 0;
+    await compare(path, bearer(keys.historical));
+    const comparable = (line: string | undefined) => {
+      const { reqId, time, durationMs, pid, ...rest } = JSON.parse(line ?? '{}');
+      expect(typeof reqId).toBe('string');
+      expect(typeof durationMs).toBe('number');
+      return rest;
+    };
+    expect(lane.log).toHaveLength(2);
+    expect(comparable(lane.log[1])).toEqual(comparable(plain.log[1]));
+    expect(comparable(lane.log[1])).toMatchObject({
+      operation: 'npi',
+      status: 200,
+      url: path,
+      msg: 'request',
+    });
+  });
+});

@@ -1,0 +1,184 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import type { AccessLevel } from '../query/context.js';
+import type { ApiKeyRecord } from '../store/store.js';
+import { cacheKey, currentAnswer, validatorsOf } from './answer.js';
+import { authenticate } from './auth.js';
+import { CONTENT_TYPES, negotiate } from './negotiation.js';
+import type { Observability, RequestObserver } from './observability.js';
+import type { RouteDependencies } from './operation.js';
+import type { ParamDefs, ReadParams } from './params.js';
+import type { Admission } from './rate-limit.js';
+import type { RememberedParams } from './remembered-params.js';
+
+/**
+ * Cached answers written straight to Node's response, before Fastify sees the request. Pollers ask
+ * for the same few answers many times a second, and Fastify's generic machinery per request (its
+ * request and reply objects, hook runners, header bookkeeping, the send pipeline) cost more than
+ * everything the answer itself needs (docs/benchmarks.md). A request takes the lane only when it is
+ * a plain GET or HEAD of an operation whose answer is cached and current, from a valid key, with a
+ * query read before and a coding already made; it meets the same steps in the same order
+ * (authenticate, count against the key's limits, parameters, negotiation, the cached bytes with
+ * ETag, 304 and coding) and gets the same bytes, the same request line and the same metrics as on
+ * Fastify's route. Anything else goes to Fastify: as it came when the key is refused, else with
+ * the key and what counting decided (handedOver), so no request is authenticated or counted twice.
+ */
+
+export interface FastLaneOptions {
+  readonly maxUrlBytes: number;
+  /** The headers every answer carries (app.ts), as name/value pairs. */
+  readonly commonHeaders: readonly string[];
+  /** The routes' request lines and metrics, which the lane's answers share. */
+  readonly observability: Pick<Observability, 'operationObserver'>;
+}
+
+interface LaneRoute {
+  readonly path: string;
+  /** The route's remembered parameters (remembered-params.ts known): queries read before only. */
+  readonly known: (url: string, access: AccessLevel) => ReadParams<ParamDefs> | undefined;
+  readonly observer: RequestObserver;
+}
+
+export type RequestHandler = (request: IncomingMessage, response: ServerResponse) => void;
+
+/** A request the lane authenticated and counted, then handed to the route (a refusal, or no cached answer). */
+export interface HandedOver {
+  readonly key: ApiKeyRecord;
+  readonly admission: Admission | undefined;
+}
+
+export class FastLane {
+  readonly #routes = new Map<string, LaneRoute>();
+  readonly #handedOver = new WeakMap<IncomingMessage, HandedOver>();
+
+  constructor(
+    private readonly deps: Omit<RouteDependencies, 'lane'>,
+    private readonly options: FastLaneOptions,
+  ) {}
+
+  /** An operation's path and its remembered parameters (shared with its route). */
+  add<S extends ParamDefs>(path: string, params: RememberedParams<S>): void {
+    this.#routes.set(path, {
+      path,
+      known: (url, access) => params.known(url, access),
+      observer: this.options.observability.operationObserver(path),
+    });
+  }
+
+  /** For the route a request was handed to: its key and what counting it decided, if the lane did both. */
+  handedOver(request: IncomingMessage): HandedOver | undefined {
+    return this.#handedOver.get(request);
+  }
+
+  /** Answers the request from the cache, or hands it to `next` (Fastify) untouched. */
+  serve(request: IncomingMessage, response: ServerResponse, next: RequestHandler): void {
+    const route = this.#routeOf(request);
+    if (route === undefined) {
+      next(request, response);
+      return;
+    }
+    void this.#answer(route, request, response, next, performance.now());
+  }
+
+  /** The operation of a request that nothing but its answer's state keeps from the lane. */
+  #routeOf(request: IncomingMessage): LaneRoute | undefined {
+    const { method, url, headers } = request;
+    if ((method !== 'GET' && method !== 'HEAD') || url === undefined) return undefined;
+    if (url.length > this.options.maxUrlBytes) return undefined;
+    // Fastify's route answers these: a missing Host (400), CORS, a body it refuses to read.
+    if (headers.host === undefined && request.httpVersion === '1.1') return undefined;
+    if (headers.origin !== undefined || headers['transfer-encoding'] !== undefined) return undefined;
+    if (headers['content-length'] !== undefined && headers['content-length'] !== '0') return undefined;
+    if (headers.authorization === undefined) return undefined;
+    const mark = url.indexOf('?');
+    return this.#routes.get(mark < 0 ? url : url.slice(0, mark));
+  }
+
+  async #answer(
+    route: LaneRoute,
+    request: IncomingMessage,
+    response: ServerResponse,
+    next: RequestHandler,
+    started: number,
+  ): Promise<void> {
+    const { deps } = this;
+    const { headers } = request;
+    const url = request.url ?? '';
+    let handover: HandedOver | undefined;
+    try {
+      // A refused key goes to Fastify as it came: its route answers the 401.
+      const key = await authenticate(deps.keys, headers.authorization, deps.clock).catch(() => undefined);
+      if (key === undefined) return next(request, response);
+      const admission = await deps.rateLimiter.count(key);
+      // Counted: from here on, whatever the lane cannot answer goes to Fastify with the key and the count.
+      handover = { key, admission };
+      if (admission?.refusal !== undefined) return this.#handOver(handover, request, response, next);
+      const read = route.known(url, key.level);
+      const representation = read && (read.format ?? negotiate(headers.accept));
+      const answer =
+        representation &&
+        currentAnswer(deps, cacheKey(route.path, { values: read.values, representation, level: key.level }));
+      const out = answer && validatorsOf(answer, headers['accept-encoding'], headers['if-none-match']);
+      // A coded body is made (and kept) by the route on first demand.
+      const body = out && (out.coding === undefined ? answer.body : answer.coded[out.coding]);
+      if (!read || !representation || !answer || !out || !body) {
+        return this.#handOver(handover, request, response, next);
+      }
+
+      deps.metrics.cacheHit();
+      deps.metrics.fastLaneAnswer();
+      const requestId = randomUUID();
+      const fields = [...this.options.commonHeaders, 'x-request-id', requestId];
+      if (admission !== undefined)
+        fields.push('ratelimit-policy', admission.policy, 'ratelimit', admission.state);
+      if (read.ignored.length > 0) fields.push('ignored-parameters', read.ignored.join(', '));
+      fields.push('etag', out.etag, 'cache-control', out.cacheControl);
+      let status = 304;
+      let sent = 0;
+      if (out.notModified) {
+        response.writeHead(304, fields);
+        response.end();
+      } else {
+        status = 200;
+        if (out.coding !== undefined) fields.push('content-encoding', out.coding);
+        if (answer.contentDisposition !== undefined)
+          fields.push('content-disposition', answer.contentDisposition);
+        fields.push('content-type', CONTENT_TYPES[representation], 'content-length', String(body.length));
+        response.writeHead(200, fields);
+        if (request.method === 'HEAD') response.end();
+        else {
+          response.end(body);
+          sent = body.length;
+        }
+      }
+      route.observer.observe(
+        requestId,
+        key.id,
+        request.method ?? 'GET',
+        url,
+        status,
+        performance.now() - started,
+        sent,
+      );
+    } catch (error) {
+      // Not expected (every refusal above returns): Fastify answers it, with what was counted.
+      if (response.headersSent) {
+        response.destroy(error instanceof Error ? error : undefined);
+        return;
+      }
+      if (handover === undefined) next(request, response);
+      else this.#handOver(handover, request, response, next);
+    }
+  }
+
+  #handOver(
+    handover: HandedOver,
+    request: IncomingMessage,
+    response: ServerResponse,
+    next: RequestHandler,
+  ): void {
+    this.#handedOver.set(request, handover);
+    next(request, response);
+  }
+}
