@@ -110,7 +110,9 @@ export class FastLane {
       // A refused key goes to Fastify as it came: its route answers the 401.
       const key = await authenticate(deps.keys, headers.authorization, deps.clock).catch(() => undefined);
       if (key === undefined) return next(request, response);
-      const admission = await deps.rateLimiter.count(key);
+      const counting = deps.rateLimiter.count(key);
+      // The process's own counters answer at once: no turn of the microtask queue for them.
+      const admission = counting instanceof Promise ? await counting : counting;
       // Counted: from here on, whatever the lane cannot answer goes to Fastify with the key and the count.
       handover = { key, admission };
       if (admission?.refusal !== undefined) return this.#handOver(handover, request, response, next);

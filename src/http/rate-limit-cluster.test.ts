@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RateLimitWindow, WindowCount } from './rate-limit.js';
-import { type Lease, LeaseHolder, LeaseLedger, MAX_LEASE } from './rate-limit-cluster.js';
+import { LeaseHolder, MAX_LEASE } from './rate-limit-cluster.js';
+import { type Lease, LeaseLedger } from './rate-limit-ledger.js';
 
 /**
  * The leases of `serve --workers N` in one process: a ledger (the primary) and N holders (the

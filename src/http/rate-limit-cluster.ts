@@ -1,5 +1,6 @@
 import cluster from 'node:cluster';
 import type { RateLimitStore, RateLimitStoreFactory, RateLimitWindow, WindowCount } from './rate-limit.js';
+import { type Lease, LeaseLedger } from './rate-limit-ledger.js';
 
 /**
  * Rate-limit counters shared by the workers of one `gridquote serve --workers N`: the primary
@@ -42,54 +43,10 @@ interface LeaseReply extends Lease {
   readonly id: number;
 }
 
-export interface Lease {
-  readonly granted: number;
-  /** Points of the window handed out in all, this grant included. */
-  readonly total: number;
-  /** When the window ends (ms since the epoch, the primary's clock). */
-  readonly windowEnd: number;
-}
-
 function onChannel<T>(message: unknown): message is T {
   return (
     typeof message === 'object' && message !== null && (message as { channel?: unknown }).channel === CHANNEL
   );
-}
-
-/** The primary's books: what each key has been granted in its current window. */
-export class LeaseLedger {
-  readonly #windows = new Map<string, { windowEnd: number; total: number }>();
-
-  constructor(
-    /** How many workers share the budget (read per grant: workers come and go). */
-    private readonly workers: () => number,
-    private readonly now: () => number = Date.now,
-  ) {}
-
-  grant(window: RateLimitWindow, key: string, limit: number, want: number): Lease {
-    const now = this.now();
-    const id = `${window.name}\u0000${key}`;
-    let books = this.#windows.get(id);
-    if (books === undefined || now >= books.windowEnd) {
-      books = { windowEnd: now + window.seconds * 1000, total: 0 };
-      this.#windows.set(id, books);
-      this.#forgetEnded(now);
-    }
-    const remaining = Math.max(0, limit - books.total);
-    const share = Math.max(1, Math.floor(remaining / (2 * Math.max(1, this.workers()))));
-    const granted = Math.min(remaining, share, Math.max(1, Math.floor(want)));
-    books.total += granted;
-    return { granted, total: books.total, windowEnd: books.windowEnd };
-  }
-
-  #sweepAt = 0;
-
-  /** Ended windows are dropped now and then (at most once a second), so idle keys do not pile up. */
-  #forgetEnded(now: number): void {
-    if (now < this.#sweepAt) return;
-    this.#sweepAt = now + 1000;
-    for (const [id, books] of this.#windows) if (now >= books.windowEnd) this.#windows.delete(id);
-  }
 }
 
 interface Waiting {
@@ -116,7 +73,8 @@ interface Held {
  * a time per key and window, early when a busy key's lease runs low.
  */
 export class LeaseHolder {
-  readonly #held = new Map<string, Held>();
+  /** By window name, then key: no key string is built per request. */
+  readonly #held = new Map<string, Map<string, Held>>();
 
   constructor(
     private readonly ask: (
@@ -129,8 +87,12 @@ export class LeaseHolder {
   ) {}
 
   consume(window: RateLimitWindow, key: string, limit: number): Promise<WindowCount> | WindowCount {
-    const id = `${window.name}\u0000${key}`;
-    let held = this.#held.get(id);
+    let keys = this.#held.get(window.name);
+    if (keys === undefined) {
+      keys = new Map();
+      this.#held.set(window.name, keys);
+    }
+    let held = keys.get(key);
     const now = this.now();
     if (held === undefined || (now >= held.windowEnd && !held.asking)) {
       // A key that was busy in its last window (and not refused) starts the next with the same
@@ -138,7 +100,7 @@ export class LeaseHolder {
       const prefetch = held !== undefined && !held.exhausted ? held.prefetch : 1;
       this.#forgetEnded(now);
       held = { points: 0, total: 0, windowEnd: 0, prefetch, asking: false, exhausted: false, waiting: [] };
-      this.#held.set(id, held);
+      keys.set(key, held);
     }
     if (held.exhausted && now < held.windowEnd) {
       return { consumedPoints: limit + 1, msBeforeNext: held.windowEnd - now };
@@ -163,15 +125,17 @@ export class LeaseHolder {
   #forgetEnded(now: number): void {
     if (now < this.#sweepAt) return;
     this.#sweepAt = now + 1000;
-    for (const [id, held] of this.#held) {
-      if (now >= held.windowEnd && !held.asking && held.waiting.length === 0) this.#held.delete(id);
+    for (const keys of this.#held.values()) {
+      for (const [key, held] of keys) {
+        if (now >= held.windowEnd && !held.asking && held.waiting.length === 0) keys.delete(key);
+      }
     }
   }
 
   /** Fails every request still waiting (the primary is gone). */
   failAll(error: Error): void {
-    for (const held of this.#held.values()) {
-      for (const one of held.waiting.splice(0)) one.reject(error);
+    for (const keys of this.#held.values()) {
+      for (const held of keys.values()) for (const one of held.waiting.splice(0)) one.reject(error);
     }
     this.#held.clear();
   }

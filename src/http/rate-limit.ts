@@ -1,8 +1,8 @@
 import type { FastifyReply } from 'fastify';
-import { RateLimiterMemory } from 'rate-limiter-flexible';
 import type { AccessLevel } from '../query/context.js';
 import type { ApiKeyRecord } from '../store/store.js';
 import { HttpProblem } from './problems.js';
+import { LeaseLedger } from './rate-limit-ledger.js';
 
 /**
  * Per-key rate limits (docs/api.md, rate limits): fixed windows of one second and one
@@ -57,18 +57,25 @@ export type RedisUnavailablePolicy = 'refuse' | 'allow';
 export const REDIS_UNAVAILABLE_POLICIES: readonly RedisUnavailablePolicy[] = ['refuse', 'allow'];
 
 /**
- * The limiter never refuses by itself (its points are unbounded): we compare the count with the
- * key's own limit, so one counter per window serves every per-key limit and an over-limit
- * request costs no rejected promise.
+ * The counters of one process: a fixed window per key, started by its first request, counted
+ * synchronously in a LeaseLedger (the books the primary of `serve --workers N` keeps, here with
+ * one taker). rate-limiter-flexible's memory limiter counts the same windows, but answers through
+ * a promise per window: on the serving process that cost about 8 µs of CPU a request
+ * (docs/benchmarks.md, "The fast lane"); it still counts for replicas, in Redis
+ * (rate-limit-redis.ts). The count is compared with the key's own limit in createRateLimiter.
  */
 export const memoryRateLimitStore: RateLimitStoreFactory = (window) => {
-  const limiter = new RateLimiterMemory({
-    points: Number.MAX_SAFE_INTEGER,
-    duration: window.seconds,
-    keyPrefix: `gq-rl-${window.name}`,
-  });
-  // One point per request (consume's second argument would be the points to take).
-  return { consume: (key) => limiter.consume(key) };
+  const ledger = new LeaseLedger(() => 1);
+  return {
+    consume(key, limit = Number.MAX_SAFE_INTEGER) {
+      const lease = ledger.grant(window, key, limit, 1);
+      // Refused: one over the limit, as a counting limiter would report it.
+      return {
+        consumedPoints: lease.granted > 0 ? lease.total : limit + 1,
+        msBeforeNext: lease.windowEnd - Date.now(),
+      };
+    },
+  };
 };
 
 const WINDOWS = [
@@ -92,8 +99,11 @@ export interface RateLimiter {
    * and throws a 429 problem (with Retry-After) when a window is over its limit.
    */
   admit(key: ApiKeyRecord, reply: FastifyReply): Promise<void>;
-  /** Counts a request of the key; undefined for a key without limits. admit() applies what it decided. */
-  count(key: ApiKeyRecord): Promise<Admission | undefined>;
+  /**
+   * Counts a request of the key; undefined for a key without limits. An answer at once when the
+   * counters are the process's own, a promise when they are elsewhere. admit() applies it.
+   */
+  count(key: ApiKeyRecord): Admission | undefined | Promise<Admission | undefined>;
 }
 
 /** Sets an admission's headers on the reply; throws its refusal. */
@@ -142,55 +152,57 @@ export function createRateLimiter(
     return policy;
   }
 
-  async function count(key: ApiKeyRecord): Promise<Admission | undefined> {
+  /** A key's limits and the policy header they make, worked out once per key record. */
+  const plans = new WeakMap<ApiKeyRecord, Plan | undefined>();
+  function planOf(key: ApiKeyRecord): Plan | undefined {
+    if (plans.has(key)) return plans.get(key);
     const level = levels[key.level];
     const perSecond = key.perSecond ?? level.perSecond;
     const perMinute = key.perMinute ?? level.perMinute;
-    if (perSecond === 0 && perMinute === 0) return undefined;
-    // Closest to exhaustion: fewest requests left, then the later reset.
-    let reported = '';
-    let reportedRemaining = Number.POSITIVE_INFINITY;
-    let reportedReset = 0;
-    let over = false;
-    let fellBack = false;
-    for (let i = 0; i < WINDOWS.length; i++) {
-      const window = WINDOWS[i];
+    const plan =
+      perSecond === 0 && perMinute === 0
+        ? undefined
+        : { perSecond, perMinute, limits: [perSecond, perMinute], policy: policyOf(perSecond, perMinute) };
+    plans.set(key, plan);
+    return plan;
+  }
+
+  /**
+   * Counts the request in each window with a limit, shortest first. Synchronous while the stores
+   * answer synchronously (the process's own counters); a store that answers later (Redis, a
+   * worker's next lease) makes the rest wait for it.
+   */
+  function count(key: ApiKeyRecord): Admission | undefined | Promise<Admission | undefined> {
+    const plan = planOf(key);
+    if (plan === undefined) return undefined;
+    const tally = new Tally(plan);
+    return countFrom(0, key, plan, tally);
+  }
+
+  function countFrom(
+    first: number,
+    key: ApiKeyRecord,
+    plan: Plan,
+    tally: Tally,
+  ): Admission | Promise<Admission> {
+    for (let i = first; i < WINDOWS.length; i++) {
+      const limit = plan.limits[i] ?? 0;
       const store = stores[i];
-      if (window === undefined || store === undefined) continue;
-      const limit = window.field === 'perSecond' ? perSecond : perMinute;
-      if (limit === 0) continue;
-      const counted = await store.consume(key.id, limit);
-      if (counted.fallback === true) fellBack = true;
-      const remaining = Math.max(0, limit - counted.consumedPoints);
-      // A reset under a second away still reads as 1: 0 would invite an immediate retry.
-      const reset = Math.max(1, Math.ceil(counted.msBeforeNext / 1000));
-      if (remaining < reportedRemaining || (remaining === reportedRemaining && reset > reportedReset)) {
-        reported = window.name;
-        reportedRemaining = remaining;
-        reportedReset = reset;
+      if (limit === 0 || store === undefined) continue;
+      const counted = store.consume(key.id, limit);
+      if (counted instanceof Promise) {
+        return counted.then((window) =>
+          tally.add(i, window) ? finish(tally) : countFrom(i + 1, key, plan, tally),
+        );
       }
-      if (counted.consumedPoints > limit) {
-        over = true;
-        // The shorter window refused: do not also spend the longer window's budget.
-        break;
-      }
+      if (tally.add(i, counted)) break;
     }
-    if (fellBack) options.onFallback?.();
-    let refusal: HttpProblem | undefined;
-    if (over) {
-      const limit =
-        reported === 'per-second' ? `${perSecond} requests per second` : `${perMinute} requests per minute`;
-      refusal = new HttpProblem({
-        code: 'rate-limited',
-        detail: `this API key may make ${limit}; retry after ${reportedReset} s`,
-        headers: { 'retry-after': String(reportedReset) },
-      });
-    }
-    return {
-      policy: policyOf(perSecond, perMinute),
-      state: `"${reported}";r=${reportedRemaining};t=${reportedReset}`,
-      refusal,
-    };
+    return finish(tally);
+  }
+
+  function finish(tally: Tally): Admission {
+    if (tally.fellBack) options.onFallback?.();
+    return tally.admission();
   }
 
   return {
@@ -199,4 +211,60 @@ export function createRateLimiter(
       applyAdmission(await count(key), reply);
     },
   };
+}
+
+interface Plan {
+  readonly perSecond: number;
+  readonly perMinute: number;
+  /** The limit of each of WINDOWS, in its order (0: none). */
+  readonly limits: readonly number[];
+  /** The RateLimit-Policy header. */
+  readonly policy: string;
+}
+
+/** What one request's counts say: the window closest to exhaustion, and whether one is over. */
+class Tally {
+  #reported = '';
+  #remaining = Number.POSITIVE_INFINITY;
+  #reset = 0;
+  #over = false;
+  fellBack = false;
+
+  constructor(private readonly plan: Plan) {}
+
+  /** Adds one window's count; true when it is over its limit (the longer windows are not spent then). */
+  add(index: number, count: WindowCount): boolean {
+    const window = WINDOWS[index];
+    const limit = this.plan.limits[index] ?? 0;
+    if (window === undefined) return false;
+    if (count.fallback === true) this.fellBack = true;
+    const remaining = Math.max(0, limit - count.consumedPoints);
+    // A reset under a second away still reads as 1: 0 would invite an immediate retry.
+    const reset = Math.max(1, Math.ceil(count.msBeforeNext / 1000));
+    // Closest to exhaustion: fewest requests left, then the later reset.
+    if (remaining < this.#remaining || (remaining === this.#remaining && reset > this.#reset)) {
+      this.#reported = window.name;
+      this.#remaining = remaining;
+      this.#reset = reset;
+    }
+    if (count.consumedPoints > limit) this.#over = true;
+    return this.#over;
+  }
+
+  admission(): Admission {
+    const { perSecond, perMinute, policy } = this.plan;
+    let refusal: HttpProblem | undefined;
+    if (this.#over) {
+      const limit =
+        this.#reported === 'per-second'
+          ? `${perSecond} requests per second`
+          : `${perMinute} requests per minute`;
+      refusal = new HttpProblem({
+        code: 'rate-limited',
+        detail: `this API key may make ${limit}; retry after ${this.#reset} s`,
+        headers: { 'retry-after': String(this.#reset) },
+      });
+    }
+    return { policy, state: `"${this.#reported}";r=${this.#remaining};t=${this.#reset}`, refusal };
+  }
 }
