@@ -124,7 +124,7 @@ export class EventStream implements LiveSubscriber {
     const last = batch.items[batch.items.length - 1];
     if (key === undefined || last === undefined || comparePositions(batch.after, this.#cursor) !== 0) {
       const sent = this.#send(batch.items);
-      this.#checkQueue();
+      if (sent > 0) this.#checkQueue();
       return sent;
     }
     let frames = batch.shared.get(key);
@@ -135,11 +135,11 @@ export class EventStream implements LiveSubscriber {
       batch.shared.set(key, frames);
     }
     this.#cursor = last;
-    if (frames.count > 0) {
-      // Live: nothing waits for 'drain' (the queue bound below applies), so straight to the socket.
-      writeFrames(this.response, frames);
-      this.metrics.sent(frames.count);
-    }
+    // Nothing for this stream: its queue has not grown since it was last checked.
+    if (frames.count === 0) return 0;
+    // Live: nothing waits for 'drain' (the queue bound below applies), so straight to the socket.
+    writeFrames(this.response, frames);
+    this.metrics.sent(frames.count);
     this.#checkQueue();
     return frames.count;
   }

@@ -63,6 +63,14 @@ describe('shared frames', () => {
     expect(direct).toBe(written);
   });
 
+  it('write nothing when there are none (an empty chunk would end the body)', async () => {
+    const request = 'GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n';
+    const none = sharedFrames('', 0);
+    const direct = await wireBytes(request, (response) => writeFrames(response, none));
+    const written = await wireBytes(request, () => {});
+    expect(direct).toBe(written);
+  });
+
   it('go through the response when it is not chunked (HTTP/1.0)', async () => {
     const request = 'GET / HTTP/1.0\r\n\r\n';
     const frames = sharedFrames(FRAMES, 1);

@@ -35,12 +35,13 @@ export function sharedFrames(text: string, count: number): SharedFrames {
  * 'drain': only response.write arms it.
  */
 export function writeFrames(response: ServerResponse, frames: SharedFrames): void {
+  // No frames: no chunk (an empty one would end the body).
+  if (frames.bytes.length === 0) return;
   const { socket } = response;
   if (
-    socket !== null &&
-    socket.writable &&
+    socket?.writable &&
     response.chunkedEncoding &&
-    // Before its socket is assigned (a pipelined request), a response keeps its writes itself.
+    // Nothing kept in the response itself (it keeps writes only while it has no writable socket).
     response.writableLength === socket.writableLength
   ) {
     socket.write(frames.chunk);
