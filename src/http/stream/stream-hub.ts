@@ -40,7 +40,11 @@ export interface FanOut {
   readonly last: StreamPosition;
   /** process.hrtime.bigint() as the first stream was handed the batch. */
   readonly startNs: bigint;
-  /** For each stream that wrote events of the batch, in order: ns after startNs when its write returned. */
+  /**
+   * For each stream that wrote events of the batch, in order: ns after startNs when its write
+   * returned (the bytes were with the kernel then, but for a stream that writes through its
+   * response: shared-frames.ts).
+   */
   readonly writtenNs: readonly number[];
   /** ... and how many events that write carried. */
   readonly events: readonly number[];
