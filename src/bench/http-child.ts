@@ -2,6 +2,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import type { FanOutReport } from './fan-out-recorder.js';
 
 /**
  * The parent's side of the HTTP benchmark's child processes. Each server runs in its own
@@ -34,6 +35,8 @@ export type ServerChildConfig =
       readonly reportCommits?: boolean;
       /** Streams one key may hold open (the stream benchmark opens a thousand with its one key). */
       readonly streamsPerKey?: number;
+      /** Time the stream hub's writes between `fan-out` start and stop messages (fan-out-recorder.ts). */
+      readonly traceFanOut?: boolean;
     };
 
 /** A live server child's batch committed: its version and when, on process.hrtime's clock (ns, decimal). */
@@ -89,7 +92,13 @@ export interface ChildStats {
  */
 export const BENCH_RATE_LIMIT = { perSecond: 1_000_000, perMinute: 60_000_000 } as const;
 
-export type ParentMessage = { readonly type: 'stats' } | { readonly type: 'stop' };
+export type ParentMessage = { readonly type: 'stats' } | { readonly type: 'stop' } | FanOutRequest;
+
+/** To a live server child with traceFanOut: start timing the hub's writes, or stop and answer a FanOutReport. */
+export interface FanOutRequest {
+  readonly type: 'fan-out';
+  readonly action: 'start' | 'stop';
+}
 
 export interface ChildOptions {
   /** Where the child's stdout goes: a file descriptor opened by the caller, or 'ignore'. */
@@ -107,6 +116,10 @@ export interface Child {
   stats(): Promise<ChildStats>;
   /** Asks the child to close and waits for it to exit. */
   stop(): Promise<void>;
+  /** A live server child with traceFanOut: starts timing the stream hub's writes. */
+  startFanOut(): void;
+  /** ... stops timing them and answers what it timed. */
+  stopFanOut(): Promise<FanOutReport>;
 }
 
 /** Forks a compiled sibling script (e.g. './http-server-child.js') and waits for its `ready`. */
@@ -137,6 +150,13 @@ export async function startChild(
       const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
       await exited;
       clearTimeout(timer);
+    },
+    startFanOut() {
+      child.send({ type: 'fan-out', action: 'start' } satisfies ParentMessage);
+    },
+    async stopFanOut() {
+      child.send({ type: 'fan-out', action: 'stop' } satisfies ParentMessage);
+      return firstMessage(child, (message): message is FanOutReport => isType(message, 'fan-out'));
     },
   };
 }

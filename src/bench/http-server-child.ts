@@ -8,9 +8,11 @@ import { buildApp } from '../http/app.js';
 import type { StoredBatch } from '../ingest/ingest-thread.js';
 import { openStore } from '../store/open-store.js';
 import type { MarketStore } from '../store/store.js';
+import { FanOutRecorder } from './fan-out-recorder.js';
 import {
   BENCH_RATE_LIMIT,
   type CommitMessage,
+  type ParentMessage,
   type ServerChildConfig,
   sendReady,
   serveParent,
@@ -26,6 +28,7 @@ import {
 const HOST = '127.0.0.1';
 
 const config = JSON.parse(process.argv[2] ?? '{}') as ServerChildConfig;
+const fanOut = config.mode === 'live' && config.traceFanOut === true ? traceFanOut() : undefined;
 
 interface Started {
   readonly url: string;
@@ -80,15 +83,20 @@ async function start(): Promise<Started> {
           ...(config.streamsPerKey === undefined ? {} : { streams: { perKey: config.streamsPerKey } }),
           ...(config.reportCommits === true
             ? {
-                onCommit: (batch: StoredBatch, events: readonly FeedEvent[]) =>
+                onCommit: (batch: StoredBatch, events: readonly FeedEvent[]) => {
+                  const last = events.at(-1);
+                  if (last !== undefined) {
+                    fanOut?.committed({ date: last.date, seq: last.seq, atNs: batch.committedAtNs });
+                  }
                   process.send?.({
                     type: 'commit',
                     version: batch.version,
                     atNs: String(batch.committedAtNs),
                     noticedNs: String(process.hrtime.bigint()),
-                    lastDate: events.at(-1)?.date ?? '',
-                    lastSeq: events.at(-1)?.seq ?? 0,
-                  } satisfies CommitMessage),
+                    lastDate: last?.date ?? '',
+                    lastSeq: last?.seq ?? 0,
+                  } satisfies CommitMessage);
+                },
               }
             : {}),
         },
@@ -102,6 +110,17 @@ async function start(): Promise<Started> {
       };
     }
   }
+}
+
+/** The stream hub's writes, timed on the parent's `fan-out` messages. */
+function traceFanOut(): FanOutRecorder {
+  const recorder = new FanOutRecorder();
+  process.on('message', (message: ParentMessage) => {
+    if (message.type !== 'fan-out') return;
+    if (message.action === 'start') recorder.start();
+    else process.send?.(recorder.stop());
+  });
+  return recorder;
 }
 
 function discard(): Writable {

@@ -12,10 +12,11 @@ export class LatencyHistogram {
   readonly #counts = new Map<number, number>();
   #total = 0;
 
-  add(ms: number): void {
+  /** One sample of `ms`, or `times` equal ones. */
+  add(ms: number, times = 1): void {
     const bucket = Math.max(0, Math.round(ms / BUCKET_MS));
-    this.#counts.set(bucket, (this.#counts.get(bucket) ?? 0) + 1);
-    this.#total += 1;
+    this.#counts.set(bucket, (this.#counts.get(bucket) ?? 0) + times);
+    this.#total += times;
   }
 
   merge(buckets: Buckets): void {

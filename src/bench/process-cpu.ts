@@ -65,3 +65,19 @@ export function peakRssBytes(pid: number): number[] {
     }
   });
 }
+
+/** A thread's time on a CPU and waiting for one (runnable, not running), from /proc/<pid>/task/<tid>/schedstat: ns. */
+export interface ThreadSchedule {
+  readonly runNs: number;
+  readonly waitNs: number;
+}
+
+/** The main thread of `pid` (its tid is the pid); undefined off Linux or without schedstats. */
+export function mainThreadSchedule(pid: number): ThreadSchedule | undefined {
+  try {
+    const [run, wait] = readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ');
+    return { runNs: Number(run), waitNs: Number(wait) };
+  } catch {
+    return undefined;
+  }
+}

@@ -1,5 +1,5 @@
 import { type ChildProcess, fork } from 'node:child_process';
-import { cpus, loadavg } from 'node:os';
+import { cpus, loadavg, setPriority } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
@@ -11,7 +11,7 @@ import {
 } from './http-child.js';
 import { LatencyHistogram, noticeLatency, nowNs, nsToMs } from './latency-histogram.js';
 import { formatCount, formatMiB, removeDatabase } from './measure.js';
-import { processTreeCpuMicros } from './process-cpu.js';
+import { mainThreadSchedule, processTreeCpuMicros } from './process-cpu.js';
 import type {
   StreamClientCommand,
   StreamClientConfig,
@@ -28,6 +28,13 @@ import type {
  * on the same history, the live day grown to `catchUpEvents` before the streams connect, so that
  * each stream first catches up on part of a day. The smaller run is the reference: the same
  * machinery with a tenth of the streams.
+ *
+ * The server times its own writes too (fan-out-recorder.ts): commit to the return of the write
+ * of each event to its stream's socket. What receipt adds to that is the clients' side: waking
+ * up and reading, on the cores they share with the server. They run at the lowest priority
+ * (nice 19), so that a client woken by a write takes the other core, or waits, rather than
+ * preempting the server in the middle of a fan-out; how long the serving thread still waited for
+ * a core is reported.
  */
 
 export interface StreamBenchOptions {
@@ -53,6 +60,21 @@ export interface StreamRun {
   /** Commit to the serving thread's notice (the ingest thread's message), p50 and p99: ms. */
   readonly noticeP50Ms: number;
   readonly noticeP99Ms: number;
+  /** Commit to the return of the server's write of the event to the stream's socket, p50 and p99: ms. */
+  readonly writeP50Ms: number;
+  readonly writeP99Ms: number;
+  /** Commit to the start of the batch's fan-out (notice, read, parse), per batch, p50 and p99: ms. */
+  readonly fanOutStartP50Ms: number;
+  readonly fanOutStartP99Ms: number;
+  /** The fan-out's time per stream written: µs. */
+  readonly perWriteUs: number;
+  /** Streams written for one batch, at most; batches fanned out; of them, those that carried more than one commit. */
+  readonly maxWrites: number;
+  readonly batches: number;
+  readonly spanning: number;
+  /** The serving thread while measuring: its time on a core, and runnable but waiting for one: ms. */
+  readonly serverRunMs: number | undefined;
+  readonly serverWaitMs: number | undefined;
   /** Events received that no measured commit carried (window edges). */
   readonly outside: number;
   readonly lost: number;
@@ -67,8 +89,9 @@ export interface StreamRun {
   readonly connectMs: number;
   readonly before: ChildStats;
   readonly open: ChildStats;
+  /** Events committed while measuring, in how many commits. */
   readonly events: number;
-  readonly batches: number;
+  readonly commits: number;
   readonly load: readonly number[];
 }
 
@@ -111,6 +134,7 @@ async function runStreams(options: StreamBenchOptions, streams: number): Promise
     tickMs: options.tickMs,
     reportCommits: true,
     streamsPerKey: streams + 10,
+    traceFanOut: true,
   };
   const commits: CommitMessage[] = [];
   const server = await startChild('./http-server-child.js', [JSON.stringify(config)], {
@@ -142,12 +166,20 @@ async function runStreams(options: StreamBenchOptions, streams: number): Promise
     const fence = commits.length;
     const startNs = nowNs();
     const serverCpu = processTreeCpuMicros(server.pid);
+    const serverBefore = mainThreadSchedule(server.pid);
+    server.startFanOut();
     for (const client of clients) client.send({ type: 'start' } satisfies StreamClientCommand);
     await sleep(options.seconds * 1000);
     const wallUs = nsToMs(nowNs() - startNs) * 1000;
     const usedUs = processTreeCpuMicros(server.pid) - serverCpu;
+    const serverAfter = mainThreadSchedule(server.pid);
     // Events committed in the last moments may not have reached every stream yet: not measured.
     await sleep(500);
+    const fanOut = await server.stopFanOut();
+    const writes = new LatencyHistogram();
+    writes.merge(fanOut.buckets);
+    const starts = new LatencyHistogram();
+    starts.merge(fanOut.startBuckets);
     const window: CommitMessage[] = commits
       .slice(Math.max(0, fence - 1))
       .filter((commit) => BigInt(commit.atNs) < startNs + BigInt(Math.round(wallUs * 1000)));
@@ -173,6 +205,16 @@ async function runStreams(options: StreamBenchOptions, streams: number): Promise
     const run: StreamRun = {
       noticeP50Ms: notices.percentile(50),
       noticeP99Ms: notices.percentile(99),
+      writeP50Ms: writes.percentile(50),
+      writeP99Ms: writes.percentile(99),
+      fanOutStartP50Ms: starts.percentile(50),
+      fanOutStartP99Ms: starts.percentile(99),
+      perWriteUs: fanOut.perWriteUs,
+      maxWrites: fanOut.maxWrites,
+      batches: fanOut.batches,
+      spanning: fanOut.spanning,
+      serverRunMs: serverBefore && serverAfter && (serverAfter.runNs - serverBefore.runNs) / 1e6,
+      serverWaitMs: serverBefore && serverAfter && (serverAfter.waitNs - serverBefore.waitNs) / 1e6,
       streams,
       received,
       p50Ms: histogram.percentile(50),
@@ -188,11 +230,17 @@ async function runStreams(options: StreamBenchOptions, streams: number): Promise
       before,
       open,
       events: (window.at(-1)?.version ?? 0) - (window[0]?.version ?? 0),
-      batches: Math.max(0, window.length - 1),
+      commits: Math.max(0, window.length - 1),
       load,
     };
     progress(
-      `  ${streams} streams: commit to receipt p50 ${run.p50Ms.toFixed(2)} ms, p99 ${run.p99Ms.toFixed(2)} ms, max ${run.maxMs.toFixed(2)} ms over ${formatCount(histogram.count)} deliveries (commit to server notice p50 ${run.noticeP50Ms.toFixed(2)}, p99 ${run.noticeP99Ms.toFixed(2)} ms); server ${run.cpuPerEventUs.toFixed(1)} µs CPU per delivered event (${run.serverCores.toFixed(2)} cores), clients ${run.clientCores.toFixed(2)} cores; RSS ${formatMiB(before.rssBytes)} -> ${formatMiB(open.rssBytes)}; connect + catch-up ${Math.round(run.connectCpuPerStreamUs)} µs CPU per stream`,
+      `  ${streams} streams: commit to receipt p50 ${run.p50Ms.toFixed(2)} ms, p99 ${run.p99Ms.toFixed(2)} ms, max ${run.maxMs.toFixed(2)} ms over ${formatCount(histogram.count)} deliveries; commit to the server's write p50 ${run.writeP50Ms.toFixed(2)}, p99 ${run.writeP99Ms.toFixed(2)} ms`,
+    );
+    progress(
+      `    commit to server notice p50 ${run.noticeP50Ms.toFixed(2)}, p99 ${run.noticeP99Ms.toFixed(2)} ms; to fan-out start p50 ${run.fanOutStartP50Ms.toFixed(2)}, p99 ${run.fanOutStartP99Ms.toFixed(2)} ms; ${run.perWriteUs.toFixed(1)} µs per stream written, at most ${run.maxWrites} streams a batch; ${run.spanning} of ${run.batches} batches carried 2+ commits; serving thread ran ${formatMs(run.serverRunMs)} ms, waited for a core ${formatMs(run.serverWaitMs)} ms`,
+    );
+    progress(
+      `    server ${run.cpuPerEventUs.toFixed(1)} µs CPU per delivered event (${run.serverCores.toFixed(2)} cores), clients ${run.clientCores.toFixed(2)} cores; RSS ${formatMiB(before.rssBytes)} -> ${formatMiB(open.rssBytes)}; connect + catch-up ${Math.round(run.connectCpuPerStreamUs)} µs CPU per stream`,
     );
     return run;
   } finally {
@@ -209,9 +257,20 @@ function startClient(server: Child, streams: number): ChildProcess {
     streams,
     key: server.ready.key ?? '',
   };
-  return fork(fileURLToPath(new URL('./stream-client-child.js', import.meta.url)), [JSON.stringify(config)], {
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-  });
+  const child = fork(
+    fileURLToPath(new URL('./stream-client-child.js', import.meta.url)),
+    [JSON.stringify(config)],
+    {
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    },
+  );
+  // The load generator yields to the server (see the top of this file).
+  if (child.pid !== undefined) setPriority(child.pid, 19);
+  return child;
+}
+
+function formatMs(ms: number | undefined): string {
+  return ms === undefined ? 'n/a' : ms.toFixed(0);
 }
 
 function reportOf(client: ChildProcess, type: StreamClientReport['type']): Promise<StreamClientReport> {
@@ -245,13 +304,13 @@ export function streamSection(result: StreamBenchResult): string {
     '',
     `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${result.machine}; load average (1 min) per run: ${result.runs.map((run) => `${run.streams} streams ${run.load.map((value) => value.toFixed(1)).join(' → ')}`).join('; ')}. The machine (2 cores) is shared with other jobs and the client processes share its cores with the server: figures move between runs.`,
     '',
-    `GET /api/stream subscribers on the live demo (a fresh \`startDemo\` on a ${HISTORY_DAYS}-day history, its exchange replaying at ${options.speed}x and committing a batch every ${options.tickMs} ms on its ingest thread), opened by ${options.clients} client processes over node:http, one connection each, in turn on \`${PATHS.join('`, `')}\`. They connect once the live day holds ${formatCount(options.catchUpEvents)} events, so each first catches up on that part of the day, then ${options.seconds} s are measured. Commit to receipt: the server's ingest thread reports each batch's commit instant on the machine's monotonic clock (process.hrtime) and each client notes each event's arrival on the same clock, for every event every stream received. The run with fewer streams is the reference (the same clients and server).`,
+    `GET /api/stream subscribers on the live demo (a fresh \`startDemo\` on a ${HISTORY_DAYS}-day history, its exchange replaying at ${options.speed}x and committing a batch every ${options.tickMs} ms on its ingest thread), opened by ${options.clients} client processes at the lowest priority (nice 19), one TCP connection each (a bare socket: the bytes and their arrival instant are kept, parsed after the measurement), in turn on \`${PATHS.join('`, `')}\`. They connect once the live day holds ${formatCount(options.catchUpEvents)} events, so each first catches up on that part of the day, then ${options.seconds} s are measured. Commit to receipt: the server's ingest thread reports each batch's commit instant on the machine's monotonic clock (process.hrtime) and each client notes each event's arrival on the same clock, for every event every stream received. Commit to the server's write: the same, to the return of the write of the event to its stream's socket, timed in the server (the stream hub's diagnostics channel); what receipt adds to it is the clients' side (waking up and reading on the cores they share with the server). The run with fewer streams is the reference (the same clients and server).`,
     '',
-    '| streams | deliveries | p50 ms | p99 ms | max ms | of which commit to server notice, p50 / p99 ms | server CPU µs / delivered event | server cores | client cores | connect + catch-up, server CPU µs / stream | RSS before → with streams | heap used before → with streams |',
-    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    "| streams | deliveries | p50 ms | p99 ms | max ms | of which commit to server notice, p50 / p99 ms | commit to the server's write, p50 / p99 ms | server time per stream written µs | serving thread waited for a core, ms | server CPU µs / delivered event | server cores | client cores | connect + catch-up, server CPU µs / stream | RSS before → with streams | heap used before → with streams |",
+    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...result.runs.map(
       (run) =>
-        `| ${formatCount(run.streams)} | ${formatCount(run.received - run.outside)} | ${run.p50Ms.toFixed(1)} | ${run.p99Ms.toFixed(1)} | ${run.maxMs.toFixed(1)} | ${run.noticeP50Ms.toFixed(1)} / ${run.noticeP99Ms.toFixed(1)} | ${run.cpuPerEventUs.toFixed(1)} | ${run.serverCores.toFixed(2)} | ${run.clientCores.toFixed(2)} | ${formatCount(Math.round(run.connectCpuPerStreamUs))} | ${mib(run.before.rssBytes)} → ${mib(run.open.rssBytes)} | ${mib(run.before.heapUsedBytes)} → ${mib(run.open.heapUsedBytes)} |`,
+        `| ${formatCount(run.streams)} | ${formatCount(run.received - run.outside)} | ${run.p50Ms.toFixed(1)} | ${run.p99Ms.toFixed(1)} | ${run.maxMs.toFixed(1)} | ${run.noticeP50Ms.toFixed(1)} / ${run.noticeP99Ms.toFixed(1)} | ${run.writeP50Ms.toFixed(1)} / ${run.writeP99Ms.toFixed(1)} | ${run.perWriteUs.toFixed(1)} | ${formatMs(run.serverWaitMs)} | ${run.cpuPerEventUs.toFixed(1)} | ${run.serverCores.toFixed(2)} | ${run.clientCores.toFixed(2)} | ${formatCount(Math.round(run.connectCpuPerStreamUs))} | ${mib(run.before.rssBytes)} → ${mib(run.open.rssBytes)} | ${mib(run.before.heapUsedBytes)} → ${mib(run.open.heapUsedBytes)} |`,
     ),
     '',
     `Lost streams: ${result.runs.map((run) => `${run.lost} of ${run.streams}`).join(', ')}. Target: p99 under 10 ms with ${formatCount(Math.max(...options.streams))} streams on loopback: ${verdict(result)}.`,

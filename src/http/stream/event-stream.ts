@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { StreamMetrics } from '../metrics.js';
 import { type Problem, problemBody } from '../problems.js';
 import { comparePositions, type StreamPosition } from './event-id.js';
+import { sharedFrames, writeFrames } from './shared-frames.js';
 import { sseComment, sseEvent, sseRetry } from './sse.js';
 import type { Batch, LiveSubscriber, StreamHub } from './stream-hub.js';
 import { isSelected, type MarketSelection, PublicationTracker, type StreamItem } from './stream-items.js';
@@ -110,34 +111,37 @@ export class EventStream implements LiveSubscriber {
     this.close(hint + sseEvent({ event: 'error', data: problemBody(problem) }));
   }
 
-  deliver(batch: Batch): void {
-    if (!this.#live || this.#closed) return;
+  deliver(batch: Batch): number {
+    if (!this.#live || this.#closed) return 0;
     if (comparePositions(batch.after, this.#cursor) > 0) {
       // The batch does not follow on from what this stream has: read the gap from the store.
       this.#live = false;
       this.hub.leave(this);
       void this.#catchUp();
-      return;
+      return 0;
     }
     const key = this.#shareKey;
     const last = batch.items[batch.items.length - 1];
     if (key === undefined || last === undefined || comparePositions(batch.after, this.#cursor) !== 0) {
-      this.#take(batch.items);
-      return;
+      const sent = this.#send(batch.items);
+      if (sent > 0) this.#checkQueue();
+      return sent;
     }
     let frames = batch.shared.get(key);
     if (frames === undefined) {
       const { text, count } = this.#collect(batch.items);
       // Encoded once: every stream of the selection writes the same Buffer.
-      frames = { bytes: Buffer.from(text), count };
+      frames = sharedFrames(text, count);
       batch.shared.set(key, frames);
     }
     this.#cursor = last;
-    if (frames.count > 0) {
-      this.#write(frames.bytes);
-      this.metrics.sent(frames.count);
-    }
+    // Nothing for this stream: its queue has not grown since it was last checked.
+    if (frames.count === 0) return 0;
+    // Live: nothing waits for 'drain' (the queue bound below applies), so straight to the socket.
+    writeFrames(this.response, frames);
+    this.metrics.sent(frames.count);
     this.#checkQueue();
+    return frames.count;
   }
 
   fail(error: unknown): void {
@@ -172,23 +176,18 @@ export class EventStream implements LiveSubscriber {
     }
   }
 
-  /** Live events: written at once; a client too far behind is let go. */
-  #take(items: readonly StreamItem[]): void {
-    this.#send(items);
-    this.#checkQueue();
-  }
-
   /**
    * Writes the frames of the items this stream sends, in one write: a thousand streams each
    * writing every event on its own would spend the server on write calls.
    */
-  #send(items: readonly StreamItem[]): void {
+  #send(items: readonly StreamItem[]): number {
     const { text, count } = this.#collect(items);
     const last = items[items.length - 1];
     if (last !== undefined && comparePositions(last, this.#cursor) > 0) this.#cursor = last;
-    if (count === 0) return;
+    if (count === 0) return 0;
     this.#write(text);
     this.metrics.sent(count);
+    return count;
   }
 
   /**

@@ -1,11 +1,6 @@
 import type { StreamPosition } from './event-id.js';
+import { type SharedFrames, sharedFrames } from './shared-frames.js';
 import type { StreamItem } from './stream-items.js';
-
-/** Encoded frames of one selection for one page of the day: written as is to every stream of that selection. */
-export interface SharedFrames {
-  readonly bytes: Buffer;
-  readonly count: number;
-}
 
 /** Bytes of shared frames kept at most (oldest dropped first): a day's worth for a few selections. */
 const FRAME_BUDGET = 16 * 1024 * 1024;
@@ -62,13 +57,13 @@ export class SharedDay {
     const kept = this.#frames.get(key);
     if (kept !== undefined) return kept;
     const { text, count } = make();
-    const made = { bytes: Buffer.from(text), count };
+    const made = sharedFrames(text, count);
     this.#frames.set(key, made);
-    this.#frameBytes += made.bytes.length;
+    this.#frameBytes += made.chunk.length;
     for (const [oldest, frames] of this.#frames) {
       if (this.#frameBytes <= FRAME_BUDGET) break;
       this.#frames.delete(oldest);
-      this.#frameBytes -= frames.bytes.length;
+      this.#frameBytes -= frames.chunk.length;
     }
     return made;
   }

@@ -1,5 +1,7 @@
+import { channel } from 'node:diagnostics_channel';
 import { comparePositions, type StreamPosition } from './event-id.js';
 import { SharedDay } from './shared-day.js';
+import type { SharedFrames } from './shared-frames.js';
 import type { StreamItem } from './stream-items.js';
 import { type Page, readPage, type StreamSource } from './stream-source.js';
 
@@ -11,16 +13,41 @@ export interface Batch {
    * The text a selection makes of the whole batch, written once and shared by every stream of
    * that selection (most streams of a busy server ask for the same few things).
    */
-  readonly shared: Map<string, { readonly bytes: Buffer; readonly count: number }>;
+  readonly shared: Map<string, SharedFrames>;
 }
 
 /** A stream that has caught up with the store and now takes its events from the hub. */
 export interface LiveSubscriber {
   /** The position of the last event the stream has taken (delivered or not, by its selection). */
   readonly cursor: StreamPosition;
-  deliver(batch: Batch): void;
+  /** Writes what the stream sends of the batch; returns how many events that was. */
+  deliver(batch: Batch): number;
   /** The store failed under the hub: the stream ends (the client resumes from its last id). */
   fail(error: unknown): void;
+}
+
+/**
+ * The diagnostics channel (node:diagnostics_channel) on which the hub publishes a FanOut for each
+ * batch while anyone subscribes: how long a commit takes to reach every socket, for tools that
+ * measure it (the stream benchmark). Without a subscriber it costs one check per batch.
+ */
+export const FAN_OUT_CHANNEL = 'gridquote:stream-fan-out';
+const fanOutChannel = channel(FAN_OUT_CHANNEL);
+
+/** One batch handed to the live streams, as published on FAN_OUT_CHANNEL. */
+export interface FanOut {
+  readonly first: StreamPosition;
+  readonly last: StreamPosition;
+  /** process.hrtime.bigint() as the first stream was handed the batch. */
+  readonly startNs: bigint;
+  /**
+   * For each stream that wrote events of the batch, in order: ns after startNs when its write
+   * returned (the bytes were with the kernel then, but for a stream that writes through its
+   * response: shared-frames.ts).
+   */
+  readonly writtenNs: readonly number[];
+  /** ... and how many events that write carried. */
+  readonly events: readonly number[];
 }
 
 /**
@@ -97,7 +124,9 @@ export class StreamHub {
           this.#head = page.end;
           if (page.items.length === 0) break;
           const batch: Batch = { after, items: page.items, shared: new Map() };
-          for (const subscriber of [...this.#subscribers]) subscriber.deliver(batch);
+          const subscribers = [...this.#subscribers];
+          if (fanOutChannel.hasSubscribers) fanOutChannel.publish(deliverTraced(batch, subscribers));
+          else for (const subscriber of subscribers) subscriber.deliver(batch);
         }
       } while (this.#again);
     } catch (error) {
@@ -109,4 +138,20 @@ export class StreamHub {
       this.#reading = false;
     }
   }
+}
+
+/** Delivers a batch as the hub does, noting when each stream's write returned. */
+function deliverTraced(batch: Batch, subscribers: readonly LiveSubscriber[]): FanOut {
+  const startNs = process.hrtime.bigint();
+  const writtenNs: number[] = [];
+  const events: number[] = [];
+  for (const subscriber of subscribers) {
+    const count = subscriber.deliver(batch);
+    if (count === 0) continue;
+    writtenNs.push(Number(process.hrtime.bigint() - startNs));
+    events.push(count);
+  }
+  const first = batch.items[0] as StreamItem;
+  const last = batch.items[batch.items.length - 1] as StreamItem;
+  return { first, last, startNs, writtenNs, events };
 }
