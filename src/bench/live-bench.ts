@@ -54,9 +54,11 @@ export interface LiveVariant {
   readonly label: string;
   readonly mode: LoadMode;
   readonly load: LoadRun;
-  /** Server CPU (every thread, the ingest thread included) per answer, µs. */
+  /** Server CPU (every thread: the ingest or the checkpoint thread too) per answer, the probes' included, µs. */
   readonly cpuUs: number;
   readonly probes: readonly ProbeResult[];
+  /** Answers the probes received during the load run (most of them 304s). */
+  readonly probeAnswers: number;
   /** Events and batches committed during the run. */
   readonly events: number;
   readonly batches: number;
@@ -88,7 +90,7 @@ export async function benchLivePollers(options: LiveBenchOptions): Promise<LiveB
   const variants: LiveVariant[] = [];
   let baselines: LiveBenchResult['baselines'] | undefined;
   let baselineBytes = 0;
-  for (const ingest of ['thread', 'in-process'] as const) {
+  for (const ingest of ['in-process', 'thread'] as const) {
     const server = await startLiveServer(options, ingest);
     try {
       if (baselines === undefined) {
@@ -97,7 +99,7 @@ export async function benchLivePollers(options: LiveBenchOptions): Promise<LiveB
         baselineBytes = measured.bytes;
       }
       loadAverages.push(loadavg()[0] ?? 0);
-      const label = ingest === 'thread' ? 'ingest thread (default)' : 'ingest on the serving thread';
+      const label = ingest === 'in-process' ? 'ingest on the serving thread (default)' : 'ingest thread';
       // Unmeasured: the first load on a fresh server (JIT, 2,000 first connections) would fall on one variant only.
       progress(`warm-up, ${WARMUP_SECONDS} s paced`);
       await runWrk(
@@ -106,7 +108,7 @@ export async function benchLivePollers(options: LiveBenchOptions): Promise<LiveB
       );
       variants.push(await runVariant(options, server, label, 'paced'));
       // Saturation once, on the default composition: the most it serves.
-      if (ingest === 'thread') variants.push(await runVariant(options, server, label, 'closed'));
+      if (ingest === 'in-process') variants.push(await runVariant(options, server, label, 'closed'));
     } finally {
       await server.child.stop();
       removeDatabase(server.db);
@@ -214,9 +216,12 @@ async function runVariant(
   const firstCommit = server.commits.length;
   const before = processTreeCpuMicros(child.pid);
   const load = await runWrk(target, settingsOf(options, mode));
-  const cpuUs = (processTreeCpuMicros(child.pid) - before) / Math.max(1, load.requests);
+  const cpuMicros = processTreeCpuMicros(child.pid) - before;
   const endNs = nowNs();
   const seen = await Promise.all(probes.map((probe) => probe.stop()));
+  // The server also answered the probes meanwhile (mostly 304s): every answer counts.
+  const probeAnswers = seen.flat().filter((receipt) => receipt.atNs <= endNs).length;
+  const cpuUs = cpuMicros / Math.max(1, load.requests + probeAnswers);
   const versionAfter = (await child.stats()).storeVersion ?? 0;
   const window = server.commits.slice(firstCommit).filter((commit) => {
     const at = BigInt(commit.atNs);
@@ -241,6 +246,7 @@ async function runVariant(
     load,
     cpuUs,
     probes: results,
+    probeAnswers,
     events: versionAfter - versionBefore,
     batches: server.commits.length - firstCommit,
   };
@@ -252,14 +258,22 @@ interface Receipt {
   readonly atNs: bigint;
 }
 
-/** One kept-alive connection asking for `url` again as soon as each answer is in. */
+/**
+ * One kept-alive connection asking for `url` again as soon as each answer is in, with the ETag it
+ * last received in If-None-Match: the server answers 304 (headers only) until a commit changes the
+ * answer, then 200 with the new one. A 304 carries the ETag too, so each receipt still names the
+ * version the server holds; asking conditionally keeps the probe's own load off the machine it
+ * measures (two connections back to back would otherwise fetch the whole snapshot thousands of
+ * times a second, more bytes than all the pollers together).
+ */
 function startProbe(url: string, headers: Readonly<Record<string, string>>): { stop(): Promise<Receipt[]> } {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const receipts: Receipt[] = [];
   let running = true;
   const loop = (async () => {
+    let etag: string | undefined;
     while (running) {
-      const etag = await getEtag(url, headers, agent);
+      etag = await getEtag(url, etag === undefined ? headers : { ...headers, 'if-none-match': etag }, agent);
       const version = /-v(\d+)"$/.exec(etag)?.[1];
       if (version === undefined) throw new Error(`${url}: no current-day ETag (${etag})`);
       receipts.push({ version: Number(version), atNs: nowNs() });
@@ -281,8 +295,9 @@ function getEtag(url: string, headers: Readonly<Record<string, string>>, agent: 
       response.resume();
       response.on('error', reject);
       response.on('end', () => {
-        if (response.statusCode !== 200) reject(new Error(`${url} answered ${response.statusCode}`));
-        else resolve(String(response.headers.etag ?? ''));
+        if (response.statusCode !== 200 && response.statusCode !== 304) {
+          reject(new Error(`${url} answered ${response.statusCode}`));
+        } else resolve(String(response.headers.etag ?? ''));
       });
     });
     outgoing.on('error', reject);
@@ -355,7 +370,7 @@ export function livePollersSection(result: LiveBenchResult): string {
       row(`gridquote, ${variant.label}`, variant.mode, variant.load, variant.cpuUs),
     ),
     '',
-    "Commit to first answer: two probe connections (the bench process) poll the same two answers back to back; the server reports each batch's commit instant on the machine's monotonic clock (process.hrtime), and an answer shows a commit once its ETag's version (the store version it was computed at) reaches the commit's. The probes wait in the same queue as the pollers, so this is what a poller sees; their own round trip is part of it. Server CPU counts every thread of the server process, the ingest thread included.",
+    "Commit to first answer: two probe connections (the bench process) poll the same two answers back to back, each request with the ETag last received in If-None-Match (a 304 until the answer changes, so the probes do not load the machine with snapshots of their own); the server reports each batch's commit instant on the machine's monotonic clock (process.hrtime), and an answer shows a commit once its ETag's version (the store version it was computed at) reaches the commit's. The probes wait in the same queue as the pollers, so this is what a poller sees; their own round trip is part of it. Server CPU counts every thread of the server process (the ingest thread, or the WAL checkpoint thread) and is divided by every answer, the probes' included.",
     '',
     '| server | load | answer | commits | p50 ms | p99 ms | max ms | not seen | of which commit to server notice, p50 / p99 ms | events committed |',
     '|---|---|---|---:|---:|---:|---:|---:|---:|---:|',
