@@ -27,7 +27,7 @@ export type ServerChildConfig =
       readonly until: string;
       readonly seed: number;
       readonly speed: number;
-      /** Where the live exchange writes (the demo's default: its ingest thread). */
+      /** Where the live exchange writes (the demo's default: in process, on the serving thread). */
       readonly ingest?: 'thread' | 'in-process';
       /** How often the live exchange releases a batch, ms (the demo's default when omitted). */
       readonly tickMs?: number;

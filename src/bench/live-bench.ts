@@ -54,9 +54,13 @@ export interface LiveVariant {
   readonly label: string;
   readonly mode: LoadMode;
   readonly load: LoadRun;
-  /** Server CPU (every thread, the ingest thread included) per answer, µs. */
+  /** Server CPU (every thread: the ingest or the checkpoint thread too) per poller answer, µs. */
   readonly cpuUs: number;
+  /** The same CPU per answer of any client, the probes' (mostly 304s) counted too, µs. */
+  readonly cpuUsAllAnswers: number;
   readonly probes: readonly ProbeResult[];
+  /** Answers the probes received during the load run (most of them 304s). */
+  readonly probeAnswers: number;
   /** Events and batches committed during the run. */
   readonly events: number;
   readonly batches: number;
@@ -88,16 +92,25 @@ export async function benchLivePollers(options: LiveBenchOptions): Promise<LiveB
   const variants: LiveVariant[] = [];
   let baselines: LiveBenchResult['baselines'] | undefined;
   let baselineBytes = 0;
-  for (const ingest of ['thread', 'in-process'] as const) {
-    const server = await startLiveServer(options, ingest);
-    try {
-      if (baselines === undefined) {
-        const measured = await runBaselines(options, server.child);
+  for (const ingest of ['in-process', 'thread'] as const) {
+    if (baselines === undefined) {
+      // The baseline sends a live snapshot's bytes; the server it came from then makes way for a
+      // fresh one, so that each composition is measured at the same moment of the replayed day
+      // (the market's activity, and so the batches, vary through the day).
+      const source = await startLiveServer(options, ingest);
+      try {
+        const measured = await runBaselines(options, source.child);
         baselines = measured.runs;
         baselineBytes = measured.bytes;
+      } finally {
+        await source.child.stop();
+        removeDatabase(source.db);
       }
+    }
+    const server = await startLiveServer(options, ingest);
+    try {
       loadAverages.push(loadavg()[0] ?? 0);
-      const label = ingest === 'thread' ? 'ingest thread (default)' : 'ingest on the serving thread';
+      const label = ingest === 'in-process' ? 'ingest on the serving thread (default)' : 'ingest thread';
       // Unmeasured: the first load on a fresh server (JIT, 2,000 first connections) would fall on one variant only.
       progress(`warm-up, ${WARMUP_SECONDS} s paced`);
       await runWrk(
@@ -106,7 +119,7 @@ export async function benchLivePollers(options: LiveBenchOptions): Promise<LiveB
       );
       variants.push(await runVariant(options, server, label, 'paced'));
       // Saturation once, on the default composition: the most it serves.
-      if (ingest === 'thread') variants.push(await runVariant(options, server, label, 'closed'));
+      if (ingest === 'in-process') variants.push(await runVariant(options, server, label, 'closed'));
     } finally {
       await server.child.stop();
       removeDatabase(server.db);
@@ -214,16 +227,20 @@ async function runVariant(
   const firstCommit = server.commits.length;
   const before = processTreeCpuMicros(child.pid);
   const load = await runWrk(target, settingsOf(options, mode));
-  const cpuUs = (processTreeCpuMicros(child.pid) - before) / Math.max(1, load.requests);
+  const cpuMicros = processTreeCpuMicros(child.pid) - before;
   const endNs = nowNs();
   const seen = await Promise.all(probes.map((probe) => probe.stop()));
+  // The server also answered the probes meanwhile (mostly 304s): every answer counts.
+  const probeAnswers = seen.flat().filter((receipt) => receipt.atNs <= endNs).length;
+  const cpuUs = cpuMicros / Math.max(1, load.requests);
+  const cpuUsAllAnswers = cpuMicros / Math.max(1, load.requests + probeAnswers);
   const versionAfter = (await child.stats()).storeVersion ?? 0;
   const window = server.commits.slice(firstCommit).filter((commit) => {
     const at = BigInt(commit.atNs);
     return nsToMs(at - startNs) >= SETTLE_MS && at < endNs;
   });
   const results = seen.map((receipts, index) => probeResult(PATHS[index] ?? '', receipts, window));
-  report(`${label}, ${mode}`, load, cpuUs);
+  report(`${label}, ${mode}`, load, cpuUs, cpuUsAllAnswers);
   for (const probe of results) {
     progress(
       `  commit to answer, ${probe.path}: p50 ${probe.p50Ms.toFixed(2)} ms, p99 ${probe.p99Ms.toFixed(2)} ms, max ${probe.maxMs.toFixed(2)} ms over ${probe.commits} commits (${probe.unseen} not seen), ${probe.answers} probe answers`,
@@ -240,7 +257,9 @@ async function runVariant(
     mode,
     load,
     cpuUs,
+    cpuUsAllAnswers,
     probes: results,
+    probeAnswers,
     events: versionAfter - versionBefore,
     batches: server.commits.length - firstCommit,
   };
@@ -252,14 +271,22 @@ interface Receipt {
   readonly atNs: bigint;
 }
 
-/** One kept-alive connection asking for `url` again as soon as each answer is in. */
+/**
+ * One kept-alive connection asking for `url` again as soon as each answer is in, with the ETag it
+ * last received in If-None-Match: the server answers 304 (headers only) until a commit changes the
+ * answer, then 200 with the new one. A 304 carries the ETag too, so each receipt still names the
+ * version the server holds; asking conditionally keeps the probe's own load off the machine it
+ * measures (two connections back to back would otherwise fetch the whole snapshot thousands of
+ * times a second, more bytes than all the pollers together).
+ */
 function startProbe(url: string, headers: Readonly<Record<string, string>>): { stop(): Promise<Receipt[]> } {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const receipts: Receipt[] = [];
   let running = true;
   const loop = (async () => {
+    let etag: string | undefined;
     while (running) {
-      const etag = await getEtag(url, headers, agent);
+      etag = await getEtag(url, etag === undefined ? headers : { ...headers, 'if-none-match': etag }, agent);
       const version = /-v(\d+)"$/.exec(etag)?.[1];
       if (version === undefined) throw new Error(`${url}: no current-day ETag (${etag})`);
       receipts.push({ version: Number(version), atNs: nowNs() });
@@ -281,8 +308,9 @@ function getEtag(url: string, headers: Readonly<Record<string, string>>, agent: 
       response.resume();
       response.on('error', reject);
       response.on('end', () => {
-        if (response.statusCode !== 200) reject(new Error(`${url} answered ${response.statusCode}`));
-        else resolve(String(response.headers.etag ?? ''));
+        if (response.statusCode !== 200 && response.statusCode !== 304) {
+          reject(new Error(`${url} answered ${response.statusCode}`));
+        } else resolve(String(response.headers.etag ?? ''));
       });
     });
     outgoing.on('error', reject);
@@ -325,9 +353,9 @@ function probeResult(
   };
 }
 
-function report(label: string, load: LoadRun, cpuUs: number): void {
+function report(label: string, load: LoadRun, cpuUs: number, cpuUsAllAnswers = cpuUs): void {
   progress(
-    `  ${label}: ${Math.round(load.requestsPerSecond)} req/s, p50 ${load.p50Ms.toFixed(2)} ms, p99 ${load.p99Ms.toFixed(2)} ms, ${load.errors} errors, server CPU ${Math.round(cpuUs)} µs/answer`,
+    `  ${label}: ${Math.round(load.requestsPerSecond)} req/s, p50 ${load.p50Ms.toFixed(2)} ms, p99 ${load.p99Ms.toFixed(2)} ms, ${load.errors} errors, server CPU ${Math.round(cpuUs)} µs/answer (${Math.round(cpuUsAllAnswers)} counting the probes' answers)`,
   );
 }
 
@@ -339,8 +367,8 @@ export function livePollersSection(result: LiveBenchResult): string {
   const { options } = result;
   const modeText = (mode: LoadMode) =>
     mode === 'paced' ? `paced, each every ${options.pollMs} ms on average` : 'closed loop (saturation)';
-  const row = (label: string, mode: LoadMode, load: LoadRun, cpuUs: number) =>
-    `| ${label} | ${modeText(mode)} | ${formatCount(Math.round(load.requestsPerSecond))} | ${load.p50Ms.toFixed(1)} | ${load.p99Ms.toFixed(1)} | ${load.errors} | ${Math.round(cpuUs)} |`;
+  const row = (label: string, mode: LoadMode, load: LoadRun, cpuUs: number, cpuUsAllAnswers = cpuUs) =>
+    `| ${label} | ${modeText(mode)} | ${formatCount(Math.round(load.requestsPerSecond))} | ${load.p50Ms.toFixed(1)} | ${load.p99Ms.toFixed(1)} | ${load.errors} | ${Math.round(cpuUs)} | ${Math.round(cpuUsAllAnswers)} |`;
   const lines = [
     '## Live pollers',
     '',
@@ -348,21 +376,21 @@ export function livePollersSection(result: LiveBenchResult): string {
     '',
     `${formatCount(options.connections)} kept-alive connections (wrk, one thread, its own process) poll \`${PATHS.join('` and `')}\` in turn for ${options.seconds} s while the demo's exchange replays a day at ${options.speed}x and commits a batch every ${options.tickMs} ms; a rate-limited key far above the load. Each server is a fresh \`startDemo\` on a ${HISTORY_DAYS}-day history, warmed by ${WARMUP_SECONDS} s of paced load first. Paced: each connection waits a random 0-${2 * options.pollMs} ms before each request (pollers, as desk applications poll). Closed loop: each asks again the moment its answer is in, which measures queueing (mean latency = connections / throughput, whatever the server). The baseline is bare node:http sending the intraday snapshot's ${formatCount(result.baselineBytes)} bytes to the same loads (the generator's and the machine's own ceiling).`,
     '',
-    '| server | load | req/s | p50 ms | p99 ms | errors | server CPU µs/answer |',
-    '|---|---|---:|---:|---:|---:|---:|',
+    "| server | load | req/s | p50 ms | p99 ms | errors | server CPU µs per poller answer | the same per answer, the probes' counted |",
+    '|---|---|---:|---:|---:|---:|---:|---:|',
     ...result.baselines.map((run) => row('node:http, fixed bytes (baseline)', run.mode, run.load, run.cpuUs)),
     ...result.variants.map((variant) =>
-      row(`gridquote, ${variant.label}`, variant.mode, variant.load, variant.cpuUs),
+      row(`gridquote, ${variant.label}`, variant.mode, variant.load, variant.cpuUs, variant.cpuUsAllAnswers),
     ),
     '',
-    "Commit to first answer: two probe connections (the bench process) poll the same two answers back to back; the server reports each batch's commit instant on the machine's monotonic clock (process.hrtime), and an answer shows a commit once its ETag's version (the store version it was computed at) reaches the commit's. The probes wait in the same queue as the pollers, so this is what a poller sees; their own round trip is part of it. Server CPU counts every thread of the server process, the ingest thread included.",
+    "Commit to first answer: two probe connections (the bench process) poll the same two answers back to back, each request with the ETag last received in If-None-Match (a 304 until the answer changes, so the probes do not load the machine with snapshots of their own); the server reports each batch's commit instant on the machine's monotonic clock (process.hrtime), and an answer shows a commit once its ETag's version (the store version it was computed at) reaches the commit's. The probes wait in the same queue as the pollers, so this is what a poller sees; their own round trip is part of it. Server CPU counts every thread of the server process (the ingest thread, or the WAL checkpoint thread) and is divided by every answer, the probes' included.",
     '',
-    '| server | load | answer | commits | p50 ms | p99 ms | max ms | not seen | of which commit to server notice, p50 / p99 ms | events committed |',
-    '|---|---|---|---:|---:|---:|---:|---:|---:|---:|',
+    '| server | load | answer | commits | p50 ms | p99 ms | max ms | not seen | of which commit to server notice, p50 / p99 ms | events committed | probe answers |',
+    '|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...result.variants.flatMap((variant) =>
       variant.probes.map(
         (probe) =>
-          `| ${variant.label} | ${modeText(variant.mode)} | \`${probe.path}\` | ${probe.commits} | ${probe.p50Ms.toFixed(1)} | ${probe.p99Ms.toFixed(1)} | ${probe.maxMs.toFixed(1)} | ${probe.unseen} | ${variant.noticeP50Ms.toFixed(1)} / ${variant.noticeP99Ms.toFixed(1)} | ${formatCount(variant.events)} in ${variant.batches} batches |`,
+          `| ${variant.label} | ${modeText(variant.mode)} | \`${probe.path}\` | ${probe.commits} | ${probe.p50Ms.toFixed(1)} | ${probe.p99Ms.toFixed(1)} | ${probe.maxMs.toFixed(1)} | ${probe.unseen} | ${variant.noticeP50Ms.toFixed(1)} / ${variant.noticeP99Ms.toFixed(1)} | ${formatCount(variant.events)} in ${variant.batches} batches | ${formatCount(probe.answers)} |`,
       ),
     ),
     '',

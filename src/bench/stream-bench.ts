@@ -22,7 +22,7 @@ import type {
 /**
  * Stream latency (issue 12, item 5): many GET /api/stream subscribers, opened by client
  * processes of their own (stream-client-child.ts), on the live demo while its exchange ingests.
- * The server's ingest thread reports each batch's commit instant on process.hrtime's monotonic
+ * The server reports each batch's commit instant on process.hrtime's monotonic
  * clock; each client notes each event's receipt on the same clock; commit to receipt is the
  * difference, for every event every stream received while measuring. Each run is a fresh demo
  * on the same history, the live day grown to `catchUpEvents` before the streams connect, so that
@@ -57,7 +57,7 @@ export interface StreamRun {
   readonly p50Ms: number;
   readonly p99Ms: number;
   readonly maxMs: number;
-  /** Commit to the serving thread's notice (the ingest thread's message), p50 and p99: ms. */
+  /** Commit to the serving thread's notice, p50 and p99: ms. */
   readonly noticeP50Ms: number;
   readonly noticeP99Ms: number;
   /** Commit to the return of the server's write of the event to the stream's socket, p50 and p99: ms. */
@@ -304,7 +304,7 @@ export function streamSection(result: StreamBenchResult): string {
     '',
     `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${result.machine}; load average (1 min) per run: ${result.runs.map((run) => `${run.streams} streams ${run.load.map((value) => value.toFixed(1)).join(' → ')}`).join('; ')}. The machine (2 cores) is shared with other jobs and the client processes share its cores with the server: figures move between runs.`,
     '',
-    `GET /api/stream subscribers on the live demo (a fresh \`startDemo\` on a ${HISTORY_DAYS}-day history, its exchange replaying at ${options.speed}x and committing a batch every ${options.tickMs} ms on its ingest thread), opened by ${options.clients} client processes at the lowest priority (nice 19), one TCP connection each (a bare socket: the bytes and their arrival instant are kept, parsed after the measurement), in turn on \`${PATHS.join('`, `')}\`. They connect once the live day holds ${formatCount(options.catchUpEvents)} events, so each first catches up on that part of the day, then ${options.seconds} s are measured. Commit to receipt: the server's ingest thread reports each batch's commit instant on the machine's monotonic clock (process.hrtime) and each client notes each event's arrival on the same clock, for every event every stream received. Commit to the server's write: the same, to the return of the write of the event to its stream's socket, timed in the server (the stream hub's diagnostics channel); what receipt adds to it is the clients' side (waking up and reading on the cores they share with the server). The run with fewer streams is the reference (the same clients and server).`,
+    `GET /api/stream subscribers on the live demo (a fresh \`startDemo\` on a ${HISTORY_DAYS}-day history, its exchange replaying at ${options.speed}x and committing a batch every ${options.tickMs} ms on the serving thread, the demo's default), opened by ${options.clients} client processes at the lowest priority (nice 19), one TCP connection each (a bare socket: the bytes and their arrival instant are kept, parsed after the measurement), in turn on \`${PATHS.join('`, `')}\`. They connect once the live day holds ${formatCount(options.catchUpEvents)} events, so each first catches up on that part of the day, then ${options.seconds} s are measured. Commit to receipt: the server reports each batch's commit instant on the machine's monotonic clock (process.hrtime) and each client notes each event's arrival on the same clock, for every event every stream received. Commit to the server's write: the same, to the return of the write of the event to its stream's socket, timed in the server (the stream hub's diagnostics channel); what receipt adds to it is the clients' side (waking up and reading on the cores they share with the server). The run with fewer streams is the reference (the same clients and server).`,
     '',
     "| streams | deliveries | p50 ms | p99 ms | max ms | of which commit to server notice, p50 / p99 ms | commit to the server's write, p50 / p99 ms | server time per stream written µs | serving thread waited for a core, ms | server CPU µs / delivered event | server cores | client cores | connect + catch-up, server CPU µs / stream | RSS before → with streams | heap used before → with streams |",
     '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',

@@ -37,9 +37,11 @@ export interface DemoOptions {
   /** Event stream settings (config.ts); the app's defaults when omitted. */
   readonly streams?: ServerOptions['streams'];
   /**
-   * Where the live exchange writes: on a thread of its own (the default: the serving thread's
-   * event loop never waits for a write or a WAL checkpoint) or on the serving thread (benchmarks
-   * compare the two).
+   * Where the live exchange writes: on the serving thread (the default: a batch of the live feed
+   * takes about half a millisecond there, its WAL checkpoints run on a thread of their own, and
+   * the answers learn of a commit the moment it is made) or on an ingest thread of its own, whose
+   * every commit then reaches the serving thread by message (docs/benchmarks.md, "Live pollers",
+   * measures both).
    */
   readonly ingest?: 'thread' | 'in-process';
   /** How often the live exchange releases the events its clock has passed, ms (live-exchange.ts's default when omitted). */
@@ -88,7 +90,7 @@ export async function startDemo(io: CliIo, options: DemoOptions): Promise<Runnin
       now: io.now(),
     });
     const historyDate = (await server.store.reader.latestDate()) ?? '';
-    thread = options.ingest === 'in-process' ? undefined : await startIngestThread(options.db, server.store);
+    thread = options.ingest === 'thread' ? await startIngestThread(options.db, server.store) : undefined;
     const live = await startLive(io, server.store, clock, options, storeBatch(server.store, thread, options));
     const writer = thread;
     return {

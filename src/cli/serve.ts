@@ -89,6 +89,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const store = await openStore(options.db, {
     access: options.writable === true ? 'write' : 'read',
     purpose: 'for serving',
+    // What this process writes (the demo's live feed) commits on the serving thread: no WAL checkpoint there.
+    ...(options.writable === true ? { backgroundCheckpoints: true } : {}),
     ...(options.pgPoolMax === undefined ? {} : { poolMax: options.pgPoolMax }),
     ...(options.pgStatementTimeoutMs === undefined
       ? {}

@@ -102,7 +102,14 @@ interface SlowReader {
 function slowReader(port: number, path: string, pipelined = 1, bearer = key): SlowReader {
   const socket: Socket = connect(port, '127.0.0.1');
   const chunks: Buffer[] = [];
-  let closed: Promise<string> | undefined;
+  // Listened for from the start: a paused socket whose buffer is empty still emits 'end' when the
+  // server closes, which may happen before finish() is called (a short answer, a quick shutdown).
+  const closed = new Promise<string>((resolve, reject) => {
+    socket.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    socket.on('error', reject);
+  });
+  closed.catch(() => undefined); // rejections reach whoever calls finish()
+  let reading = false;
   const started = new Promise<void>((resolve, reject) => {
     socket.once('data', (chunk: Buffer) => {
       chunks.push(chunk);
@@ -117,12 +124,11 @@ function slowReader(port: number, path: string, pipelined = 1, bearer = key): Sl
   return {
     started,
     finish() {
-      closed ??= new Promise((resolve, reject) => {
+      if (!reading) {
+        reading = true;
         socket.on('data', (chunk: Buffer) => chunks.push(chunk));
-        socket.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-        socket.on('error', reject);
         socket.resume();
-      });
+      }
       return closed;
     },
   };

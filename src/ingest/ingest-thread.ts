@@ -1,7 +1,7 @@
 import { once } from 'node:events';
-import { Worker } from 'node:worker_threads';
 import type { FeedEvent } from '../feed/events.js';
 import type { AppendResult, MarketStore } from '../store/store.js';
+import { startWorker } from '../store/worker-thread.js';
 
 /**
  * Ingest on a thread of its own (ingest-thread-worker.ts), for a server that also writes (the
@@ -40,7 +40,7 @@ export type IngestThreadReply =
  * which another connection cannot see). `store` is the server's own: told of each commit.
  */
 export async function startIngestThread(db: string, store: MarketStore): Promise<IngestThread> {
-  const worker = spawn(db);
+  const worker = startWorker(import.meta.url, 'ingest-thread-worker', { db });
   const pending = new Map<
     number,
     { resolve: (batch: StoredBatch) => void; reject: (error: Error) => void }
@@ -89,17 +89,4 @@ export async function startIngestThread(db: string, store: MarketStore): Promise
       await exited;
     },
   };
-}
-
-/** The compiled worker; from the TypeScript sources (tests) through the sources' own loader. */
-function spawn(db: string): Worker {
-  const here = import.meta.url;
-  if (!here.endsWith('.ts'))
-    return new Worker(new URL('./ingest-thread-worker.js', here), { workerData: { db } });
-  const loader = new URL('../../test/typescript-loader.mjs', here).href;
-  const script = new URL('./ingest-thread-worker.ts', here).href;
-  return new Worker(`import(${JSON.stringify(loader)}).then(() => import(${JSON.stringify(script)}))`, {
-    eval: true,
-    workerData: { db },
-  });
 }

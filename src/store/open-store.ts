@@ -21,6 +21,11 @@ export interface OpenStoreOptions {
   readonly purpose?: string;
   /** Longest wait for another writer's lock, ms (default DEFAULT_LOCK_WAIT_MS: 30 s). */
   readonly lockWaitMs?: number;
+  /**
+   * SQLite only, for a store written on a thread that also serves requests (the demo's live feed):
+   * WAL checkpoints run on a thread of their own, never inside a commit (sqlite/wal-checkpoint-thread.ts).
+   */
+  readonly backgroundCheckpoints?: boolean;
   /** PostgreSQL only: read connections at most (GRIDQUOTE_PG_POOL_MAX). */
   readonly poolMax?: number;
   /** PostgreSQL only: the server cancels a read statement after this, ms (GRIDQUOTE_PG_STATEMENT_TIMEOUT_MS). */
@@ -50,6 +55,9 @@ export async function openStore(location: string, options: OpenStoreOptions): Pr
         create: options.create === true,
         ...(options.purpose === undefined ? {} : { purpose: options.purpose }),
         ...(options.lockWaitMs === undefined ? {} : { lockWaitMs: options.lockWaitMs }),
+        ...(options.backgroundCheckpoints === undefined
+          ? {}
+          : { backgroundCheckpoints: options.backgroundCheckpoints }),
       });
     case 'postgres': {
       const adapter = await loadPostgresAdapter();

@@ -673,6 +673,15 @@ export function describeMarketStore(
         });
       });
 
+      it('builds intraday rows from the previous closes as corrected by late events', async () => {
+        const [before] = await store.reader.intraday({ date: D3, selection: BNH_FUTURES });
+        expect(before).toMatchObject({ settleCents: 12330, openInterest: 1044, openInterestChange: 44 });
+        // a corrected settle of the previous day, and a corrected open interest of the day before it
+        await store.writer.append([settle(D2, 99, 'BNH2026', 12345), openInterest(D1, 99, 'BNH2026', 990)]);
+        const [after] = await store.reader.intraday({ date: D3, selection: BNH_FUTURES });
+        expect(after).toMatchObject({ settleCents: 12345, openInterest: 1044, openInterestChange: 54 });
+      });
+
       it('lists the days whose settlement and whose open interest are published, per market', async () => {
         const published = (market: MarketCode, publication: ClosePublication) =>
           store.reader.publishedDates({ market, publication });

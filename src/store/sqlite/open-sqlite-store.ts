@@ -9,6 +9,7 @@ import { createSqliteKeyStore } from './sqlite-keys.js';
 import { createSqliteReader } from './sqlite-reader.js';
 import { createSqliteWriter } from './sqlite-writer.js';
 import { promised, promisedEventLog, promisedWriter } from './synchronous.js';
+import { startWalCheckpointThread, type WalCheckpointThread } from './wal-checkpoint-thread.js';
 
 export const MEMORY = ':memory:';
 
@@ -27,6 +28,11 @@ export interface SqliteStoreOptions {
   readonly create?: boolean;
   /** Longest wait for another connection's write lock, ms. */
   readonly lockWaitMs?: number;
+  /**
+   * A writable file's WAL checkpoints run on a thread of their own, never inside a commit
+   * (wal-checkpoint-thread.ts): for a store written on a thread that also serves requests.
+   */
+  readonly backgroundCheckpoints?: boolean;
 }
 
 /**
@@ -65,6 +71,10 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     throw explainOpenFailure(error, path);
   }
   const reads = readDb;
+  const checkpoints =
+    writeDb !== undefined && file && options.backgroundCheckpoints === true
+      ? checkpointElsewhere(writeDb, path)
+      : undefined;
 
   const listeners = new Set<(notice: AppendNotice) => void>();
   const reader = createSqliteReader(reads);
@@ -134,11 +144,22 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     async close() {
       stopPolling();
       listeners.clear();
+      await checkpoints?.stop();
       if (writeDb?.inTransaction) writeDb.exec('ROLLBACK');
       if (reads !== writeDb) reads.close();
       writeDb?.close();
     },
   };
+}
+
+/** Turns the write connection's automatic checkpoints off and starts the thread that runs them instead. */
+function checkpointElsewhere(writeDb: Database.Database, path: string): WalCheckpointThread {
+  const automatic = Number(writeDb.pragma('wal_autocheckpoint', { simple: true }));
+  writeDb.pragma('wal_autocheckpoint = 0');
+  return startWalCheckpointThread(path, () => {
+    // The thread failed: SQLite's own checkpoints again, on this connection.
+    if (writeDb.open) writeDb.pragma(`wal_autocheckpoint = ${automatic}`);
+  });
 }
 
 function openReadConnection(path: string, lockWaitMs: number): Database.Database {

@@ -87,10 +87,14 @@ const DAILY_COLUMNS = `code, option_type, bid_cents, bid_size, ask_cents, ask_si
 const DAILY_FILTER = `date = @date AND market = @market AND instrument = @instrument AND code >= @lo AND code < @hi
   AND (@optionType IS NULL OR option_type = @optionType)`;
 
+/** Past days' closes kept per (day, selection) for the intraday snapshot; each a few hundred rows at most. */
+const KEPT_CLOSES = 64;
+
 export function createSqliteReader(db: Database.Database): Synchronous<MarketReader> {
   const s = {
     version: db.prepare("SELECT value FROM meta WHERE key = 'version'").pluck(),
     revisions: db.prepare('SELECT date, revision FROM day_revisions WHERE revision > ?').raw(),
+    revisionOf: db.prepare('SELECT revision FROM day_revisions WHERE date = ?').pluck(),
     contracts: db.prepare(
       `SELECT code, instrument, market, option_type FROM contracts
         WHERE market = @market AND instrument = @instrument AND code >= @lo AND code < @hi
@@ -214,10 +218,32 @@ export function createSqliteReader(db: Database.Database): Synchronous<MarketRea
     return s.daily.all({ date, ...selectionParams(selection) }) as DailyTuple[];
   }
 
-  function closes(date: number | undefined, selection: Selection): Map<string, CloseTuple> {
+  /**
+   * A past day's closes by code (the intraday snapshot's previous settle and open interest), kept
+   * under the day's revision: the market-wide snapshot is computed again after every commit of the
+   * live day, and would otherwise read both previous days whole each time (half its cost). A late
+   * event for that day raises its revision, so a kept copy is never served stale; the revision is
+   * read before the rows, so a commit between the two reads only costs a second read.
+   */
+  const keptCloses = new Map<
+    string,
+    { readonly revision: number; readonly closes: Map<string, CloseTuple> }
+  >();
+
+  function closes(date: number | undefined, selection: Selection): ReadonlyMap<string, CloseTuple> {
     if (date === undefined) return new Map();
-    const rows = s.closes.all({ date, ...selectionParams(selection) }) as CloseTuple[];
-    return new Map(rows.map((row) => [row[0], row]));
+    const revision = Number(s.revisionOf.get(date) ?? 0);
+    const params = selectionParams(selection);
+    const key = `${date}|${params.market}|${params.instrument}|${params.optionType}|${params.lo}|${params.hi}`;
+    const kept = keptCloses.get(key);
+    if (kept !== undefined && kept.revision === revision) return kept.closes;
+    const rows = s.closes.all({ date, ...params }) as CloseTuple[];
+    const fresh = new Map(rows.map((row) => [row[0], row]));
+    keptCloses.delete(key);
+    keptCloses.set(key, { revision, closes: fresh });
+    // The oldest first: a few dozen selections cover every snapshot being polled.
+    if (keptCloses.size > KEPT_CLOSES) keptCloses.delete(keptCloses.keys().next().value as string);
+    return fresh;
   }
 
   return {

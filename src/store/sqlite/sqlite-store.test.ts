@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -39,6 +39,43 @@ describe('sqlite store file', () => {
     const reopened = openSqliteStore(path);
     expect(await reopened.reader.version()).toBe(dayOne().length);
     expect(await collect(reopened.events.lines())).toEqual(dayOne().map((event) => event.line));
+    await reopened.close();
+  });
+
+  it('runs WAL checkpoints on a thread of its own when asked, while the serving thread does nothing', async () => {
+    const path = freshFile();
+    const store = openSqliteStore(path, { backgroundCheckpoints: true });
+    try {
+      await store.writer.append(dayOne());
+      // What the database file itself holds, without its WAL: only what a checkpoint copied back.
+      const checkpointed = () => {
+        const copy = `${path}-copy.db`;
+        rmSync(`${copy}-wal`, { force: true });
+        copyFileSync(path, copy);
+        try {
+          const db = new Database(copy);
+          try {
+            return Number(db.prepare("SELECT value FROM meta WHERE key = 'version'").pluck().get());
+          } finally {
+            db.close();
+          }
+        } catch {
+          return undefined; // copied in the middle of a checkpoint: look again
+        }
+      };
+      // A few pages, far below SQLite's own threshold (1,000): only the thread copies them back.
+      let version = checkpointed();
+      for (let waited = 0; version !== dayOne().length && waited < 10_000; waited += 50) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        version = checkpointed();
+      }
+      expect(version).toBe(dayOne().length);
+    } finally {
+      await store.close();
+    }
+    // The thread has stopped with the store: the file opens and holds everything.
+    const reopened = openSqliteStore(path);
+    expect(await reopened.reader.version()).toBe(dayOne().length);
     await reopened.close();
   });
 
