@@ -93,7 +93,7 @@ describe.skipIf(TEST_PG_URL === undefined)('postgres store', () => {
       // one daily row is enough to write the sums at the next append, two events to send the rows
       const writer = createPostgresWriter(pool, () => undefined, 'test', 'test', {
         maxSummedRows: 1,
-        maxBufferedEvents: 2,
+        partEvents: 2,
       });
       const batch = await writer.begin();
       for (const [index, event] of [...events.slice(10)].entries()) {
