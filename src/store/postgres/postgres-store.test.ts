@@ -90,10 +90,11 @@ describe.skipIf(TEST_PG_URL === undefined)('postgres store', () => {
       types: EXACT_TYPES,
     });
     try {
-      // one daily row is enough to write the sums at the next append, two events to send the rows
+      // one daily row is enough to write the sums at the next append, two events to send the
+      // first rows, four the next
       const writer = createPostgresWriter(pool, () => undefined, 'test', 'test', {
         maxSummedRows: 1,
-        partEvents: 2,
+        partEvents: [2, 4],
       });
       const batch = await writer.begin();
       for (const [index, event] of [...events.slice(10)].entries()) {

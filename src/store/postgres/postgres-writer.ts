@@ -41,7 +41,7 @@ import {
  * The server works while the process does (docs/benchmarks.md, PostgreSQL): statements are
  * queued on the transaction's connection (statement-queue.ts) and the process waits only for
  * answers it needs. BEGIN, the lock and the stored seqs go as one query; rows are buffered and
- * sent in parts of partEvents events, each part one statement of a COPY per table whose data
+ * sent in parts (partEvents), each part one statement of a COPY per table whose data
  * follow at once (runCopyScript), loaded while the process builds the next part; the version,
  * revisions, days, datamine and index values go as one statement with the NOTIFY
  * (upsertTogether); a date with no event stored before the transaction has no view rows
@@ -58,10 +58,14 @@ export function createPostgresWriter(
   /** NOTIFY's channel of the store and this store's origin (postgres-notices.ts). */
   channel: string,
   origin: string,
-  options: { readonly maxSummedRows?: number; readonly partEvents?: number } = {},
+  options: {
+    readonly maxSummedRows?: number;
+    /** Events in a transaction's first part of rows, and in its largest (PART_EVENTS). */
+    readonly partEvents?: readonly [first: number, largest: number];
+  } = {},
 ): MarketWriter & { readonly rollbackOpenBatch: () => Promise<void> } {
   const maxSummedRows = options.maxSummedRows ?? MAX_SUMMED_ROWS;
-  const partEvents = options.partEvents ?? PART_EVENTS;
+  const [firstPart, largestPart] = options.partEvents ?? PART_EVENTS;
   const eventRows = new CopyRows('events', EVENT_COLUMNS);
   const tickRows = new CopyRows('ticks', TICK_COLUMNS);
   const tradeRows = new CopyRows('trades', TRADE_COLUMNS);
@@ -152,9 +156,9 @@ export function createPostgresWriter(
   }
 
   /**
-   * Buffers the new events' rows and sums their views, sending the rows in parts of
-   * partEvents as they fill: the server loads a part while this process builds the next (it is
-   * another process, on another core). A date after every date summed so far means a feed in
+   * Buffers the new events' rows and sums their views, sending the rows in parts as they fill:
+   * the server loads a part while this process builds the next (it is another process, on
+   * another core). A date after every date summed so far means a feed in
    * date order has finished those: their views are written then (copied, on dates new to the
    * store), not all at the commit.
    */
@@ -185,7 +189,7 @@ export function createPostgresWriter(
       rows.sum(event, date);
       open.revisions.set(event.date, version);
       if (event.seq > (highest.get(date) ?? -1)) highest.set(date, event.seq);
-      if (eventRows.size >= partEvents) {
+      if (eventRows.size >= open.partEvents) {
         await sendPart(open);
         sinceTurn = 0;
       } else if (++sinceTurn === TURN_EVERY) {
@@ -202,6 +206,7 @@ export function createPostgresWriter(
    */
   async function sendPart(open: Transaction): Promise<void> {
     sendRows(open);
+    open.partEvents = Math.min(largestPart, open.partEvents * 2);
     const earlier = open.previousPart;
     open.previousPart = open.queue.drained();
     await earlier;
@@ -373,6 +378,7 @@ export function createPostgresWriter(
       added: 0,
       skipped: 0,
       previousPart: Promise.resolve(),
+      partEvents: firstPart,
     };
   }
 
@@ -505,6 +511,8 @@ interface Transaction {
   skipped: number;
   /** Where the queue stood when the last part was sent (sendPart). */
   previousPart: Promise<void>;
+  /** New events whose rows make the next part (PART_EVENTS). */
+  partEvents: number;
 }
 
 /**
@@ -571,9 +579,10 @@ const TURN_EVERY = 256;
 /** Daily rows summed in memory across the appends of a batch before they are written (as SQLite). */
 const MAX_SUMMED_ROWS = 50_000;
 /**
- * New events whose rows are sent as one part (about 400 bytes of COPY data an event with its
- * ticker and trade rows): the server loads a part while the process builds the next, so parts
- * are small enough to start the server early and keep the wait after the last one short, and
- * large enough that a COPY's own cost stays small.
+ * New events whose rows are sent as one part, at first and at most (about 400 bytes of COPY
+ * data an event with its ticker and trade rows). The first part is small, so that the server
+ * starts early; each next one is twice as large up to the largest, so that a long batch takes
+ * few statements (each COPY has a cost of its own on the server: its partitions and indexes
+ * opened, its buffers flushed) and memory stays bounded.
  */
-const PART_EVENTS = 2_048;
+const PART_EVENTS = [1_024, 8_192] as const;
