@@ -41,7 +41,7 @@ import {
  * The server works while the process does (docs/benchmarks.md, PostgreSQL): statements are
  * queued on the transaction's connection (statement-queue.ts) and the process waits only for
  * answers it needs. BEGIN, the lock and the stored seqs go as one query; rows are buffered and
- * sent in parts (partEvents), each part one statement of a COPY per table whose data
+ * sent in parts (PART_EVENTS), each part one statement of a COPY per table whose data
  * follow at once (runCopyScript), loaded while the process builds the next part; the version,
  * revisions, days, datamine and index values go as one statement with the NOTIFY
  * (upsertTogether); a date with no event stored before the transaction has no view rows
@@ -60,12 +60,12 @@ export function createPostgresWriter(
   origin: string,
   options: {
     readonly maxSummedRows?: number;
-    /** Events in a transaction's first part of rows, and in its largest (PART_EVENTS). */
-    readonly partEvents?: readonly [first: number, largest: number];
+    /** Events in the smallest part of rows sent to an idle server, and in the largest (PART_EVENTS). */
+    readonly partEvents?: readonly [smallest: number, largest: number];
   } = {},
 ): MarketWriter & { readonly rollbackOpenBatch: () => Promise<void> } {
   const maxSummedRows = options.maxSummedRows ?? MAX_SUMMED_ROWS;
-  const [firstPart, largestPart] = options.partEvents ?? PART_EVENTS;
+  const [smallestPart, largestPart] = options.partEvents ?? PART_EVENTS;
   const eventRows = new CopyRows('events', EVENT_COLUMNS);
   const tickRows = new CopyRows('ticks', TICK_COLUMNS);
   const tradeRows = new CopyRows('trades', TRADE_COLUMNS);
@@ -189,15 +189,19 @@ export function createPostgresWriter(
       rows.sum(event, date);
       open.revisions.set(event.date, version);
       if (event.seq > (highest.get(date) ?? -1)) highest.set(date, event.seq);
-      if (eventRows.size >= open.partEvents) {
+      if (eventRows.size >= largestPart) {
         await sendPart(open);
         sinceTurn = 0;
       } else if (++sinceTurn === TURN_EVERY) {
         sinceTurn = 0;
-        // A statement waiting starts only once the event loop has seen the one before finish.
-        if (queue.waiting > 0) await new Promise((resolve) => setImmediate(resolve));
+        // The event loop turns: the server's answers come in and a statement waiting starts.
+        await new Promise((resolve) => setImmediate(resolve));
+        // A server with nothing to do gets the rows buffered so far at once.
+        if (queue.idle && eventRows.size >= smallestPart) await sendPart(open);
       }
     }
+    // the same before the caller goes on to read or validate the batch's next part
+    if (queue.idle && eventRows.size >= smallestPart) await sendPart(open);
   }
 
   /**
@@ -206,7 +210,6 @@ export function createPostgresWriter(
    */
   async function sendPart(open: Transaction): Promise<void> {
     sendRows(open);
-    open.partEvents = Math.min(largestPart, open.partEvents * 2);
     const earlier = open.previousPart;
     open.previousPart = open.queue.drained();
     await earlier;
@@ -378,7 +381,6 @@ export function createPostgresWriter(
       added: 0,
       skipped: 0,
       previousPart: Promise.resolve(),
-      partEvents: firstPart,
     };
   }
 
@@ -511,8 +513,6 @@ interface Transaction {
   skipped: number;
   /** Where the queue stood when the last part was sent (sendPart). */
   previousPart: Promise<void>;
-  /** New events whose rows make the next part (PART_EVENTS). */
-  partEvents: number;
 }
 
 /**
@@ -573,16 +573,17 @@ function integerList(values: Iterable<number>): string {
   return list.join(',');
 }
 
-/** Events between two looks at the statement queue while a part is built (writeEvents). */
+/** Events between two turns of the event loop while rows are built (writeEvents). */
 const TURN_EVERY = 256;
 
 /** Daily rows summed in memory across the appends of a batch before they are written (as SQLite). */
 const MAX_SUMMED_ROWS = 50_000;
 /**
- * New events whose rows are sent as one part, at first and at most (about 400 bytes of COPY
- * data an event with its ticker and trade rows). The first part is small, so that the server
- * starts early; each next one is twice as large up to the largest, so that a long batch takes
- * few statements (each COPY has a cost of its own on the server: its partitions and indexes
- * opened, its buffers flushed) and memory stays bounded.
+ * New events whose rows make a part, at least and at most (about 400 bytes of COPY data an
+ * event with its ticker and trade rows). The rows go out whenever the server has finished
+ * what it was sent and at least the smallest part is buffered, so it is never left waiting
+ * while there is work; while it is busy they build up to the largest part, so a server slower
+ * than the process gets few statements (each COPY costs something of its own: its partitions
+ * and indexes opened, its buffers flushed) and memory stays bounded.
  */
 const PART_EVENTS = [1_024, 8_192] as const;

@@ -12,6 +12,7 @@ export class StatementQueue {
   private tail: Promise<void> = Promise.resolve();
   private failure: { readonly error: unknown } | undefined;
   private queued = 0;
+  private unfinished = 0;
 
   constructor(readonly client: pg.ClientBase) {}
 
@@ -20,21 +21,29 @@ export class StatementQueue {
     return this.queued;
   }
 
+  /** Whether every statement queued has finished, as far as the event loop has seen. */
+  get idle(): boolean {
+    return this.unfinished === 0;
+  }
+
   send(write: (client: pg.ClientBase) => Promise<unknown>): void {
     this.queued += 1;
+    this.unfinished += 1;
     this.tail = this.tail.then(async () => {
       this.queued -= 1;
-      if (this.failure) return;
       try {
-        await write(this.client);
+        if (!this.failure) await write(this.client);
       } catch (error) {
         this.failure = { error };
+      } finally {
+        this.unfinished -= 1;
       }
     });
   }
 
   ask<T>(read: (client: pg.ClientBase) => Promise<T>): Promise<T> {
     this.queued += 1;
+    this.unfinished += 1;
     const answer = this.tail.then(() => {
       this.queued -= 1;
       this.throwIfFailed();
@@ -42,8 +51,11 @@ export class StatementQueue {
     });
     // a failed statement aborts the transaction: what is queued after it is not run
     this.tail = answer.then(
-      () => undefined,
+      () => {
+        this.unfinished -= 1;
+      },
       (error: unknown) => {
+        this.unfinished -= 1;
         this.failure ??= { error };
       },
     );
