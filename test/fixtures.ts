@@ -1,7 +1,7 @@
 import { testStoreKind } from '../src/config.js';
 import { lastTradingDays } from '../src/domain/calendar.js';
 import { createSimulator, type Simulator } from '../src/feed/simulator/simulator.js';
-import { ingestEvents } from '../src/ingest/ingest-events.js';
+import { ingestEvents, validateEvents } from '../src/ingest/ingest-events.js';
 import { testSchemas } from '../src/store/postgres/test-schemas.js';
 import { MEMORY, openSqliteStore } from '../src/store/sqlite/open-sqlite-store.js';
 import type { MarketStore } from '../src/store/store.js';
@@ -56,15 +56,17 @@ export async function seededTestStore(options: SeededStoreOptions = {}): Promise
 }
 
 /**
- * A real store filled through the ingest path with simulated trading days. Synchronous for the
- * tests' convenience: the SQLite adapter stores an append when it is called (its promise only
- * reports), and a refusal would surface as an unhandled rejection, which fails the run.
+ * A real store filled with simulated trading days through the ingest's validation and one
+ * append a day. Synchronous for the tests' convenience: the SQLite adapter stores an append
+ * when it is called (its promise only reports), and a refusal would surface as an unhandled
+ * rejection, which fails the run. (ingestEvents appends a long day in parts within a write
+ * batch, each part awaited, so it is not synchronous.)
  */
 export function seededStore(options: SeededStoreOptions = {}): SeededStore {
   const { seed = 7, days = 3, until = '20250228', path = MEMORY } = options;
   const store = openSqliteStore(path);
   const dates = lastTradingDays(days, until);
   const simulator = createSimulator({ seed });
-  for (const date of dates) void ingestEvents(store.writer, simulator.simulateDay(date));
+  for (const date of dates) void store.writer.append(validateEvents(simulator.simulateDay(date)));
   return { store, dates, simulator };
 }

@@ -11,7 +11,6 @@ export interface Ymd {
 }
 
 const DATE = /^\d{8}$/;
-const TIME = /^\d{6}$/;
 const MS_PER_DAY = 86_400_000;
 
 /** Exactly 8 digits naming a real calendar date in 2000..2099 (the exchange's code years). */
@@ -27,11 +26,13 @@ export function isValidDate(text: string): boolean {
 
 /** Exactly 6 digits HHmmss on a 24-hour clock (no leap second). */
 export function isValidTime(text: string): boolean {
-  if (!TIME.test(text)) return false;
-  const hour = Number(text.slice(0, 2));
-  const minute = Number(text.slice(2, 4));
-  const second = Number(text.slice(4, 6));
-  return hour <= 23 && minute <= 59 && second <= 59;
+  // by character codes: every feed event has a time, and this is most of what checking it costs
+  if (text.length !== 6) return false;
+  const digit = (index: number) => {
+    const code = text.charCodeAt(index) - 48;
+    return code >= 0 && code <= 9 ? code : 99;
+  };
+  return digit(0) * 10 + digit(1) <= 23 && digit(2) * 10 + digit(3) <= 59 && digit(4) * 10 + digit(5) <= 59;
 }
 
 export function isLeapYear(year: number): boolean {

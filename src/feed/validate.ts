@@ -202,15 +202,10 @@ function checkDate(value: unknown): string {
   return value;
 }
 
-/** Valid times seen so far: at most 86,400 entries, and a feed repeats them constantly. */
-const validTimes = new Set<string>();
-
 function checkTime(value: unknown): string {
-  if (typeof value === 'string' && validTimes.has(value)) return value;
   if (typeof value !== 'string' || !isValidTime(value)) {
     throw new Invalid(`time must be HHmmss (000000-235959), got ${show(value)}`);
   }
-  validTimes.add(value);
   return value;
 }
 

@@ -6,6 +6,14 @@ import { IngestError, type LineError, MAX_REPORTED_ERRORS } from './ingest-error
 import { toValidatedEvent } from './to-validated-event.js';
 
 /**
+ * Events validated before they are appended, in one append when there are no more than this;
+ * a longer list (a simulated day) is appended in parts of this size within one write batch, as
+ * they are validated: a store on a server (PostgreSQL) loads a part while the next one is
+ * validated, and a part is short-lived enough not to outlast young-generation collections.
+ */
+const APPEND_CHUNK = 2048;
+
+/**
  * Ingests events produced in process (the simulator, the live demo) as one batch in one
  * transaction, through the same validation as a file: all of them are stored, or none and an
  * IngestError names the refused events by position ("event 3: ...").
@@ -14,28 +22,69 @@ export async function ingestEvents(
   writer: MarketWriter,
   events: readonly FeedEvent[],
 ): Promise<AppendResult> {
-  const errors: LineError[] = [];
-  const validated: ValidatedEvent[] = [];
-  let truncated = false;
-  for (let index = 0; index < events.length; index += 1) {
-    const result = validateFeedEvent(events[index]);
-    if (!result.ok) {
-      if (errors.length === MAX_REPORTED_ERRORS) {
-        truncated = true;
-        break;
-      }
-      errors.push({ line: index + 1, reason: result.reason });
-    } else if (errors.length === 0) {
-      validated.push(toValidatedEvent(result.event, result.contract));
+  if (events.length <= APPEND_CHUNK) {
+    const validated = validateEvents(events);
+    try {
+      return await writer.append(validated);
+    } catch (error) {
+      throw refusal(error, 0);
     }
   }
-  if (errors.length > 0) throw new IngestError(errors, 'event', truncated);
+  const batch = await writer.begin();
   try {
-    return await writer.append(validated);
-  } catch (error) {
-    if (error instanceof EventConflictError) {
-      throw new IngestError([{ line: error.index + 1, reason: error.message }], 'event');
+    for (let start = 0; start < events.length; start += APPEND_CHUNK) {
+      const validated = validateEvents(events, start, Math.min(events.length, start + APPEND_CHUNK));
+      try {
+        await batch.append(validated);
+      } catch (error) {
+        throw refusal(error, start);
+      }
     }
+    return await batch.commit();
+  } catch (error) {
+    await batch.rollback();
     throw error;
   }
+}
+
+/**
+ * The events from `start` to `end` in store terms. At the first invalid one every event from
+ * there to the end of the list is validated too, and an IngestError names up to
+ * MAX_REPORTED_ERRORS of them by position ("event 3: ...").
+ */
+export function validateEvents(
+  events: readonly FeedEvent[],
+  start = 0,
+  end = events.length,
+): ValidatedEvent[] {
+  const validated: ValidatedEvent[] = [];
+  for (let index = start; index < end; index += 1) {
+    const result = validateFeedEvent(events[index]);
+    if (!result.ok) refuseFrom(events, index, result.reason);
+    validated.push(toValidatedEvent(result.event, result.contract));
+  }
+  return validated;
+}
+
+function refuseFrom(events: readonly FeedEvent[], first: number, reason: string): never {
+  const errors: LineError[] = [{ line: first + 1, reason }];
+  let truncated = false;
+  for (let index = first + 1; index < events.length; index += 1) {
+    const result = validateFeedEvent(events[index]);
+    if (result.ok) continue;
+    if (errors.length === MAX_REPORTED_ERRORS) {
+      truncated = true;
+      break;
+    }
+    errors.push({ line: index + 1, reason: result.reason });
+  }
+  throw new IngestError(errors, 'event', truncated);
+}
+
+/** A conflicting event named by its position in the whole list (`offset`: its part's start). */
+function refusal(error: unknown, offset: number): unknown {
+  if (error instanceof EventConflictError) {
+    return new IngestError([{ line: offset + error.index + 1, reason: error.message }], 'event');
+  }
+  return error;
 }

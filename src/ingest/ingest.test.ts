@@ -300,4 +300,33 @@ describe('ingest', () => {
     const conflict = await refusal(() => ingestEvents(store.writer, [{ ...events[0], seq: 2 } as FeedEvent]));
     expect(conflict.message).toBe(`event 1: conflicts with stored event ${D1}/2`);
   });
+
+  it('stores a long list of in-process events whole or not at all, naming events by their place in it', async () => {
+    // longer than one append (ingest-events.ts appends a long list in parts within one batch)
+    const book = (seq: number): FeedEvent => ({
+      type: 'book',
+      date: D1,
+      seq,
+      time: '100000',
+      code: 'BNH2026',
+      bid: '124.00',
+      bid_size: 1,
+      ask: null,
+      ask_size: null,
+    });
+    const events = Array.from({ length: 5000 }, (_, index) => book(index + 1));
+    const late = [...events.slice(0, 4500), { ...book(4501), bid_size: 0 }, ...events.slice(4501)];
+    const invalid = await refusal(() => ingestEvents(store.writer, late));
+    expect(invalid.message).toBe('event 4501: bid_size must be an integer from 1 to 10000, got 0');
+    expect(await exported(store)).toBe('');
+
+    expect(await ingestEvents(store.writer, events.slice(0, 3000))).toEqual({ added: 3000, skipped: 0 });
+    const changed = [...events.slice(0, 2999), { ...book(3000), bid: '124.01' }, ...events.slice(3000)];
+    const conflict = await refusal(() => ingestEvents(store.writer, changed));
+    expect(conflict.message).toBe(`event 3000: conflicts with stored event ${D1}/3000`);
+    expect((await collect(store.events.lines())).length).toBe(3000);
+
+    expect(await ingestEvents(store.writer, events)).toEqual({ added: 2000, skipped: 3000 });
+    expect(await exported(store)).toBe(events.map(formatFeedEvent).join('\n'));
+  });
 });

@@ -13,6 +13,12 @@ const PARTITIONED = ['events', 'ticks', 'trades'] as const;
 export class Partitions {
   private known = new Set<number>();
 
+  /** Whether every date's month is known to have its partitions (then ensure has nothing to do). */
+  cover(dates: Iterable<number>): boolean {
+    for (const date of dates) if (!this.known.has(Math.floor(date / 100))) return false;
+    return true;
+  }
+
   async ensure(client: pg.ClientBase, dates: Iterable<number>): Promise<void> {
     const months = new Set<number>();
     for (const date of dates) {

@@ -90,10 +90,11 @@ describe.skipIf(TEST_PG_URL === undefined)('postgres store', () => {
       types: EXACT_TYPES,
     });
     try {
-      // one daily row is enough to write the sums at the next append, two events to send the rows
+      // one daily row is enough to write the sums at the next append; rows are sent from two
+      // events on when the server is idle, and at four in any case
       const writer = createPostgresWriter(pool, () => undefined, 'test', 'test', {
         maxSummedRows: 1,
-        maxBufferedEvents: 2,
+        partEvents: [2, 4],
       });
       const batch = await writer.begin();
       for (const [index, event] of [...events.slice(10)].entries()) {

@@ -13,8 +13,9 @@ import { type Classified, sortReplays } from '../rows/replays.js';
 import { ViewBatch, type ViewStatements } from '../rows/view-batch.js';
 import type { AppendNotice, AppendResult, MarketWriter, ValidatedEvent, WriteBatch } from '../store.js';
 import { checkOut } from './check-out.js';
-import { CopyRows, copyIn } from './copy-rows.js';
+import { type CopyData, CopyRows, runCopyScript } from './copy-rows.js';
 import { Partitions } from './postgres-partitions.js';
+import { StatementQueue } from './statement-queue.js';
 import {
   CONTRACTS,
   DAILY,
@@ -23,6 +24,7 @@ import {
   DAYS,
   INDEX_VALUES,
   type Row,
+  stagedUpsert,
   type Upsert,
   upsertRows,
   upsertTogether,
@@ -36,11 +38,12 @@ import {
  * adapters' shared rows/event-rows.ts and rows/view-batch.ts (so both stores build and merge
  * by the same rules), then upserted once per touched row with multi-row statements.
  *
- * Round trips are few and the process does not wait on them (docs/benchmarks.md, PostgreSQL):
- * BEGIN, the lock and the stored seqs go as one query; a transaction's rows are buffered and
- * COPYed once per table (a long batch's in parts of maxBufferedEvents), queued on the
- * connection while the process sums the views or reads the batch's next part (send, settle);
- * the version, revisions, days, datamine and index values go as one statement with the NOTIFY
+ * The server works while the process does (docs/benchmarks.md, PostgreSQL): statements are
+ * queued on the transaction's connection (statement-queue.ts) and the process waits only for
+ * answers it needs. BEGIN, the lock and the stored seqs go as one query; rows are buffered and
+ * sent in parts (PART_EVENTS), each part one statement of a COPY per table whose data
+ * follow at once (runCopyScript), loaded while the process builds the next part; the version,
+ * revisions, days, datamine and index values go as one statement with the NOTIFY
  * (upsertTogether); a date with no event stored before the transaction has no view rows
  * either, so its daily rows are COPYed instead of upserted. Appends of a batch write nothing
  * before they are classified, so a refused one needs no savepoint; any other failure leaves
@@ -55,10 +58,14 @@ export function createPostgresWriter(
   /** NOTIFY's channel of the store and this store's origin (postgres-notices.ts). */
   channel: string,
   origin: string,
-  options: { readonly maxSummedRows?: number; readonly maxBufferedEvents?: number } = {},
+  options: {
+    readonly maxSummedRows?: number;
+    /** Events in the smallest part of rows sent to an idle server, and in the largest (PART_EVENTS). */
+    readonly partEvents?: readonly [smallest: number, largest: number];
+  } = {},
 ): MarketWriter & { readonly rollbackOpenBatch: () => Promise<void> } {
   const maxSummedRows = options.maxSummedRows ?? MAX_SUMMED_ROWS;
-  const maxBufferedEvents = options.maxBufferedEvents ?? MAX_BUFFERED_EVENTS;
+  const [smallestPart, largestPart] = options.partEvents ?? PART_EVENTS;
   const eventRows = new CopyRows('events', EVENT_COLUMNS);
   const tickRows = new CopyRows('ticks', TICK_COLUMNS);
   const tradeRows = new CopyRows('trades', TRADE_COLUMNS);
@@ -68,7 +75,7 @@ export function createPostgresWriter(
   const customRows = new CopyRows('custom_markets', CUSTOM_MARKET_COLUMNS);
   /** Index values by (name, date, year): the highest seq of the transaction wins, as in the upsert. */
   let indexRows = new Map<string, [string, number, number, number, number]>();
-  /** Rows of the contracts first seen by the transaction, inserted before the rows that name them. */
+  /** Rows of the contracts first seen by the transaction, not yet sent. */
   let newContracts: Row[] = [];
   const partitions = new Partitions();
   const views = new ViewBatch();
@@ -80,6 +87,8 @@ export function createPostgresWriter(
    * stored settles. Emptied at every commit or failure (an upsert is always right).
    */
   const freshDates = new Set<number>();
+  /** The latest date in the view sums (0: none summed since they were last written). */
+  let summedUntil = 0;
   /** Small upserts of the views last written, sent together (upsertTogether) with the commit's. */
   let pending: [Upsert, Row[]][] = [];
   const rows = new EventRows(
@@ -99,18 +108,18 @@ export function createPostgresWriter(
   );
 
   /**
-   * Sorts the events into new ones and replays and buffers the new events' rows; `opening`
-   * (BEGIN) goes with the first query. The transaction's first append takes the version lock
-   * and the version; a date met for the first time costs one query for its highest stored seq,
-   * which classify needs. Nothing is written here, so a refused append (EventConflictError)
-   * leaves the transaction as it was: no savepoint is needed.
+   * Sorts the events into new ones and replays; `opening` (BEGIN) goes with the first query.
+   * The transaction's first append takes the version lock and the version; a date met for the
+   * first time costs one query for its highest stored seq, which classify needs. Nothing is
+   * written here, so a refused append (EventConflictError) leaves the transaction as it was: no
+   * savepoint is needed.
    */
-  async function writeEvents(
+  async function classifyAppend(
     open: Transaction,
     events: readonly ValidatedEvent[],
     opening?: string,
   ): Promise<{ fresh: number[]; skipped: number; dates: number[] }> {
-    const { client, highest } = open;
+    const { queue, highest } = open;
     const dates = events.map((event) => dateToInt(event.date));
     const unmet = new Set(dates.filter((date) => !highest.has(date)));
     const statements = opening === undefined ? [] : [opening];
@@ -124,7 +133,8 @@ export function createPostgresWriter(
       );
     }
     if (statements.length > 0) {
-      const sent = (await client.query(statements.join('; '))) as pg.QueryResult | pg.QueryResult[];
+      const query = statements.join('; ');
+      const sent = (await queue.ask((client) => client.query(query))) as pg.QueryResult | pg.QueryResult[];
       const results = Array.isArray(sent) ? sent : [sent];
       let next = opening === undefined ? 0 : 1;
       if (open.version === undefined) {
@@ -138,27 +148,72 @@ export function createPostgresWriter(
       }
     }
     // A replay is looked up in the table: rows still buffered are written first.
-    const { fresh, skipped } = await classify(events, dates, highest, async (probeDates, probeSeqs) => {
+    const { fresh, skipped } = await classify(events, dates, highest, (probeDates, probeSeqs) => {
       sendRows(open);
-      await settle(open);
-      return lookUp(client, probeDates, probeSeqs);
+      return queue.ask((client) => lookUp(client, probeDates, probeSeqs));
     });
-    if (fresh.length === 0) return { fresh, skipped, dates };
-    let version = open.version ?? 0;
-    const touched = new Set<number>();
+    return { fresh, skipped, dates };
+  }
+
+  /**
+   * Buffers the new events' rows and sums their views, sending the rows in parts as they fill:
+   * the server loads a part while this process builds the next (it is another process, on
+   * another core). A date after every date summed so far means a feed in
+   * date order has finished those: their views are written then (copied, on dates new to the
+   * store), not all at the commit.
+   */
+  async function writeEvents(
+    open: Transaction,
+    events: readonly ValidatedEvent[],
+    fresh: readonly number[],
+    dates: readonly number[],
+  ): Promise<void> {
+    const { highest, queue } = open;
+    // The months' partitions exist before any row of theirs is sent.
+    const newDates = fresh.map((index) => dates[index] as number);
+    if (!partitions.cover(newDates)) await queue.ask((client) => partitions.ensure(client, newDates));
+    let sinceTurn = 0;
     for (const index of fresh) {
       const event = events[index] as ValidatedEvent;
       const date = dates[index] as number;
-      version += 1;
+      if (date > summedUntil) {
+        if (views.size > 0) await writeViews(open);
+        summedUntil = date;
+      }
+      const version = (open.version ?? 0) + 1;
+      open.version = version;
       eventRows.pushRow([date, event.seq, version, event.type, event.line]);
       rows.write(event, date);
-      touched.add(date);
+      // stored settles of these dates are read before the views are written
+      if (event.type === 'settle') settleDates.add(date);
+      rows.sum(event, date);
       open.revisions.set(event.date, version);
       if (event.seq > (highest.get(date) ?? -1)) highest.set(date, event.seq);
+      if (eventRows.size >= largestPart) {
+        await sendPart(open);
+        sinceTurn = 0;
+      } else if (++sinceTurn === TURN_EVERY) {
+        sinceTurn = 0;
+        // The event loop turns: the server's answers come in and a statement waiting starts.
+        await new Promise((resolve) => setImmediate(resolve));
+        // A server with nothing to do gets the rows buffered so far at once.
+        if (queue.idle && eventRows.size >= smallestPart) await sendPart(open);
+      }
     }
-    open.version = version;
-    await partitions.ensure(client, touched);
-    return { fresh, skipped, dates };
+    // the same before the caller goes on to read or validate the batch's next part
+    if (queue.idle && eventRows.size >= smallestPart) await sendPart(open);
+  }
+
+  /**
+   * Sends the buffered rows as a part. At most two parts are queued: this one waits for the
+   * server to finish the part before the previous one (memory stays bounded on a slow server).
+   */
+  async function sendPart(open: Transaction): Promise<void> {
+    sendRows(open);
+    const earlier = open.previousPart;
+    open.previousPart = open.queue.drained();
+    await earlier;
+    open.queue.throwIfFailed();
   }
 
   /** Rows for the contracts first seen since the last call (inserted before the rows naming them). */
@@ -171,21 +226,22 @@ export function createPostgresWriter(
   /**
    * Upserts the summed views. ViewBatch.write is synchronous and made for prepared statements:
    * it gets the stored settles read beforehand and statements that collect its rows, which are
-   * then upserted in bulk. Superseded settles land in tickRows, so sendRows follows. The
-   * statements are sent, not awaited (settled by sendRows or finish).
+   * then upserted in bulk; the daily rows of fresh dates are copied, with the buffered rows
+   * (superseded settles land in tickRows). The statements are sent, not awaited.
    */
   async function writeViews(open: Transaction): Promise<void> {
-    const { client } = open;
+    const { queue } = open;
     const stored = new Map<number, unknown[][]>();
     const storedSettleDates = [...settleDates].filter((date) => !freshDates.has(date));
     if (storedSettleDates.length > 0) {
-      await settle(open);
-      const result = await client.query({
-        text: `SELECT date, code, settle_seq, settle_time, settle_cents, published_at, implied_volatility
-          FROM daily WHERE date = ANY($1::integer[]) AND settle_seq IS NOT NULL`,
-        values: [storedSettleDates],
-        rowMode: 'array',
-      });
+      const result = await queue.ask((client) =>
+        client.query({
+          text: `SELECT date, code, settle_seq, settle_time, settle_cents, published_at, implied_volatility
+            FROM daily WHERE date = ANY($1::integer[]) AND settle_seq IS NOT NULL`,
+          values: [storedSettleDates],
+          rowMode: 'array',
+        }),
+      );
       for (const [date, ...settle] of result.rows as [number, ...unknown[]][]) {
         let ofDate = stored.get(date);
         if (!ofDate) {
@@ -208,19 +264,22 @@ export function createPostgresWriter(
     views.write(collecting, rows.supersededSettle);
     clearViews();
     const stale: Row[] = [];
+    const written = new Set<number>();
     for (const row of daily) {
-      if (freshDates.has(row[0] as number)) dailyRows.push(...row);
+      const date = row[0] as number;
+      written.add(date);
+      if (freshDates.has(date)) dailyRows.pushRow(row);
       else stale.push(row);
     }
-    const fresh = dailyRows.take();
-    if (fresh) send(open, () => copyIn(client, fresh));
-    if (stale.length > 0) send(open, () => upsertRows(client, DAILY, stale));
+    // the fresh daily rows go with the buffered rows, and before any upsert of theirs
+    sendRows(open);
+    if (stale.length > 0) queue.send((client) => upsertRows(client, DAILY, stale));
     // From here on these dates have view rows: later writes of the transaction merge into them.
-    freshDates.clear();
+    for (const date of written) freshDates.delete(date);
     // The summary rows of an earlier write of the views go first (an upsert names a row once).
     if (pending.length > 0) {
       const earlier = pending;
-      send(open, () => upsertTogether(client, earlier));
+      queue.send((client) => upsertTogether(client, earlier));
     }
     pending = [
       [DAYS, days],
@@ -231,50 +290,31 @@ export function createPostgresWriter(
   function clearViews(): void {
     views.clear();
     settleDates.clear();
+    summedUntil = 0;
   }
 
   /**
-   * Sends the new contracts and the buffered rows, one COPY per table. They are taken out of
-   * the buffers now and written in order while the process goes on (send; settle waits).
+   * Sends the new contracts and the buffered rows, a COPY per table, all in one statement
+   * (runCopyScript: one round trip, the data right behind it). They are taken out of the
+   * buffers now and written while the process goes on.
    */
   function sendRows(open: Transaction): void {
-    const { client } = open;
     const contractRows = takeContracts();
-    if (contractRows.length > 0) send(open, () => upsertRows(client, CONTRACTS, contractRows));
-    for (const table of [eventRows, tickRows, tradeRows, messageRows, customRows]) {
+    const script: (string | CopyData)[] =
+      contractRows.length > 0 ? [...stagedUpsert(CONTRACTS, contractRows)] : [];
+    for (const table of [eventRows, tickRows, tradeRows, messageRows, customRows, dailyRows]) {
       const data = table.take();
-      if (data) send(open, () => copyIn(client, data));
+      if (data) script.push(data);
     }
+    if (script.length > 0) open.queue.send((client) => runCopyScript(client, script));
   }
 
   /**
-   * Queues a write on the transaction's connection, after those queued before it, and does not
-   * wait for it: the process goes on summing or reading while the server works. settle() waits
-   * for all and throws the first failure; after a failure the rest are not sent (the
-   * transaction is lost anyway). Every other use of the connection settles first.
-   */
-  function send(open: Transaction, write: () => Promise<unknown>): void {
-    open.sending = open.sending.then(async () => {
-      if (open.failure !== undefined) return;
-      try {
-        await write();
-      } catch (error) {
-        open.failure = error;
-      }
-    });
-  }
-
-  async function settle(open: Transaction): Promise<void> {
-    await open.sending;
-    if (open.failure !== undefined) throw open.failure;
-  }
-
-  /**
-   * Everything still to write before COMMIT: the summed views, the buffered rows, the version,
+   * Everything still to write, and COMMIT: the summed views, the buffered rows, the version,
    * the days' revisions, the index values and, when the transaction added events, the NOTIFY
    * that tells other processes (delivered at commit, and only if it commits).
    */
-  async function finish(open: Transaction): Promise<void> {
+  async function commit(open: Transaction): Promise<void> {
     await writeViews(open);
     if (indexRows.size > 0) {
       pending.push([INDEX_VALUES, [...indexRows.values()]]);
@@ -291,9 +331,8 @@ export function createPostgresWriter(
     pending = [];
     // The payload names the origin and when it was sent: replicas measure their notice delay.
     const notice = open.added > 0 ? ([channel, `${origin} ${Date.now()}`] as const) : undefined;
-    send(open, () => upsertTogether(open.client, parts, notice));
-    sendRows(open);
-    await settle(open);
+    open.queue.send((client) => upsertTogether(client, parts, notice));
+    await open.queue.ask((client) => client.query('COMMIT'));
   }
 
   function forgetRows(): void {
@@ -318,27 +357,16 @@ export function createPostgresWriter(
     notify({ version, added: open.added, dates, revisions: open.revisions });
   }
 
-  /**
-   * One append's events: classified, their rows buffered and their views summed. The rows are
-   * sent before the views are summed when `sendNow` or when a long batch has buffered enough
-   * (memory): the server loads them while this process sums, or reads the batch's next part.
-   */
+  /** One append's events: classified, then their rows buffered or sent and their views summed. */
   async function appendTo(
     open: Transaction,
     events: readonly ValidatedEvent[],
-    { opening, sendNow = false }: { opening?: string; sendNow?: boolean } = {},
+    opening?: string,
   ): Promise<AppendResult> {
-    const { fresh, skipped, dates } = await writeEvents(open, events, opening);
+    const { fresh, skipped, dates } = await classifyAppend(open, events, opening);
     // The sums of earlier appends go out before they grow too large (as SQLite does).
-    if (views.size >= maxSummedRows) await writeViews(open);
-    if (sendNow || eventRows.size >= maxBufferedEvents) sendRows(open);
-    for (const index of fresh) {
-      const event = events[index] as ValidatedEvent;
-      const date = dates[index] as number;
-      // stored settles of these dates are read before the views are written
-      if (event.type === 'settle') settleDates.add(date);
-      rows.sum(event, date);
-    }
+    if (fresh.length > 0 && views.size >= maxSummedRows) await writeViews(open);
+    await writeEvents(open, events, fresh, dates);
     open.added += fresh.length;
     open.skipped += skipped;
     return { added: fresh.length, skipped };
@@ -346,15 +374,21 @@ export function createPostgresWriter(
 
   function transaction(client: pg.ClientBase): Transaction {
     return {
-      client,
+      queue: new StatementQueue(client),
       version: undefined,
       highest: new Map(),
       revisions: new Map(),
       added: 0,
       skipped: 0,
-      sending: Promise.resolve(),
-      failure: undefined,
+      previousPart: Promise.resolve(),
     };
+  }
+
+  /** After a failure: the transaction's rows and sums are dropped, and it is rolled back. */
+  async function rollback(open: Transaction): Promise<void> {
+    forgetRows();
+    await open.queue.drained();
+    await open.queue.client.query('ROLLBACK');
   }
 
   let openBatch: WriteBatch | undefined;
@@ -367,13 +401,10 @@ export function createPostgresWriter(
     try {
       let result: AppendResult;
       try {
-        result = await appendTo(open, events, { opening: 'BEGIN', sendNow: true });
-        await finish(open);
-        await client.query('COMMIT');
+        result = await appendTo(open, events, 'BEGIN');
+        await commit(open);
       } catch (error) {
-        forgetRows();
-        await settle(open).catch(() => undefined);
-        await client.query('ROLLBACK').catch(() => undefined);
+        await rollback(open).catch(() => undefined);
         throw error;
       }
       announce(open);
@@ -423,7 +454,8 @@ export function createPostgresWriter(
         async append(events) {
           usable();
           try {
-            await settle(open);
+            // what was sent before goes on loading: only a failure of it matters here
+            open.queue.throwIfFailed();
             return await appendTo(open, events);
           } catch (error) {
             // A refused append wrote nothing and changed nothing: the batch goes on. Anything
@@ -438,8 +470,7 @@ export function createPostgresWriter(
         async commit() {
           usable();
           try {
-            await finish(open);
-            await client.query('COMMIT');
+            await commit(open);
           } catch (error) {
             await batch.rollback();
             throw error;
@@ -450,10 +481,8 @@ export function createPostgresWriter(
         },
         async rollback() {
           if (state === 'closed') return;
-          forgetRows();
           try {
-            await settle(open).catch(() => undefined);
-            await client.query('ROLLBACK');
+            await rollback(open);
           } finally {
             close();
           }
@@ -472,7 +501,8 @@ export function createPostgresWriter(
 
 /** What a transaction of the writer knows beyond its buffered rows. */
 interface Transaction {
-  readonly client: pg.ClientBase;
+  /** Its connection, used through the queue only. */
+  readonly queue: StatementQueue;
   /** The last event id assigned; read under the version lock by the first append. */
   version: number | undefined;
   /** Per date met: the highest seq stored or written by this transaction, -1 for none. */
@@ -481,9 +511,8 @@ interface Transaction {
   readonly revisions: Map<string, number>;
   added: number;
   skipped: number;
-  /** Writes sent and not yet awaited (send, settle), and the first of them that failed. */
-  sending: Promise<void>;
-  failure: unknown;
+  /** Where the queue stood when the last part was sent (sendPart). */
+  previousPart: Promise<void>;
 }
 
 /**
@@ -544,10 +573,17 @@ function integerList(values: Iterable<number>): string {
   return list.join(',');
 }
 
+/** Events between two turns of the event loop while rows are built (writeEvents). */
+const TURN_EVERY = 256;
+
 /** Daily rows summed in memory across the appends of a batch before they are written (as SQLite). */
 const MAX_SUMMED_ROWS = 50_000;
 /**
- * New events whose rows a batch buffers before it sends them (about 400 bytes of COPY data an
- * event with its ticker and trade rows): few COPYs for a long file, bounded memory.
+ * New events whose rows make a part, at least and at most (about 400 bytes of COPY data an
+ * event with its ticker and trade rows). The rows go out whenever the server has finished
+ * what it was sent and at least the smallest part is buffered, so it is never left waiting
+ * while there is work; while it is busy they build up to the largest part, so a server slower
+ * than the process gets few statements (each COPY costs something of its own: its partitions
+ * and indexes opened, its buffers flushed) and memory stays bounded.
  */
-const MAX_BUFFERED_EVENTS = 32_768;
+const PART_EVENTS = [1_024, 8_192] as const;

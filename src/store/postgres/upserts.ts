@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { FACE_VALUE_SPLIT } from '../rows/view-batch.js';
-import { CopyRows } from './copy-rows.js';
+import { CopyRows, type CopyScript, runCopyScript } from './copy-rows.js';
 
 /**
  * Multi-row inserts and upserts of the writer: the contracts, the summary views (with the merge
@@ -189,21 +189,36 @@ export async function upsertTogether(
 
 export async function upsertRows(client: pg.ClientBase, upsert: Upsert, rows: readonly Row[]): Promise<void> {
   if (rows.length === 0) return;
-  const names = upsert.columns.map(([name]) => name).join(', ');
-  const insert = `INSERT INTO ${upsert.table} AS t (${names})`;
   if (rows.length > STAGE_ABOVE) {
-    const stage = `stage_${upsert.table}`;
-    await client.query(`CREATE TEMPORARY TABLE ${stage} (LIKE ${upsert.table}) ON COMMIT DROP`);
-    const copy = new CopyRows(stage, upsert.columns);
-    for (const row of rows) copy.push(...row);
-    await copy.flush(client);
-    await client.query(`${insert} SELECT ${names} FROM ${stage} ${upsert.onConflict}`);
-    await client.query(`DROP TABLE ${stage}`);
+    await runCopyScript(client, stagedUpsert(upsert, rows));
     return;
   }
   const arrays = upsert.columns.map(([, type], index) => `$${index + 1}::${type}[]`).join(', ');
   await client.query(
-    `${insert} SELECT * FROM unnest(${arrays}) ${upsert.onConflict}`,
+    `${insertInto(upsert)} SELECT * FROM unnest(${arrays}) ${upsert.onConflict}`,
     upsert.columns.map((_, column) => rows.map((row) => row[column])),
   );
+}
+
+/**
+ * An upsert of many rows as statements for runCopyScript (one round trip): the rows are COPYed
+ * into a temporary table and inserted from it.
+ */
+export function stagedUpsert(upsert: Upsert, rows: readonly Row[]): CopyScript {
+  const stage = `stage_${upsert.table}`;
+  const copy = new CopyRows(stage, upsert.columns);
+  for (const row of rows) copy.pushRow(row);
+  const data = copy.take();
+  if (!data) return [];
+  const names = upsert.columns.map(([name]) => name).join(', ');
+  return [
+    `CREATE TEMPORARY TABLE ${stage} (LIKE ${upsert.table}) ON COMMIT DROP`,
+    data,
+    `${insertInto(upsert)} SELECT ${names} FROM ${stage} ${upsert.onConflict}`,
+    `DROP TABLE ${stage}`,
+  ];
+}
+
+function insertInto(upsert: Upsert): string {
+  return `INSERT INTO ${upsert.table} AS t (${upsert.columns.map(([name]) => name).join(', ')})`;
 }

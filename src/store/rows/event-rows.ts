@@ -120,6 +120,9 @@ export class EventRows {
   private readonly contracts = new Map<string, { info: ContractInfo; key: ContractKey }>();
   /** Codes whose contracts row went to the sink; dropped whenever a transaction fails. */
   private knownCodes = new Set<string>();
+  /** The contract looked up last and its entry: write and sum of an event look up the same one. */
+  private lastContract: Contract | undefined;
+  private lastEntry: { info: ContractInfo; key: ContractKey } | undefined;
 
   constructor(
     private readonly sinks: RowSinks,
@@ -295,6 +298,7 @@ export class EventRows {
 
   /** What the store derives from a contract, and the key of its daily rows (cached per code). */
   private entryOf(contract: Contract): { info: ContractInfo; key: ContractKey } {
+    if (contract === this.lastContract && this.lastEntry) return this.lastEntry;
     let entry = this.contracts.get(contract.code);
     if (!entry) {
       const info = contractInfo(contract);
@@ -307,6 +311,8 @@ export class EventRows {
       entry = { info, key };
       this.contracts.set(contract.code, entry);
     }
+    this.lastContract = contract;
+    this.lastEntry = entry;
     return entry;
   }
 
