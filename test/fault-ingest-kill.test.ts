@@ -69,14 +69,15 @@ describe.skipIf(!NATS_URL)('kill -9 of the ingest worker, ten times', () => {
 
       nc = await connect({ servers: url });
       const jsm = await jetstreamManager(nc);
-      await publishFeed(
-        { url, stream },
-        day.map((event) => {
-          const result = validateFeedEvent(event);
-          if (!result.ok) throw new Error(result.reason);
-          return result;
-        }),
-      );
+      const feed = day.map((event) => {
+        const result = validateFeedEvent(event);
+        if (!result.ok) throw new Error(result.reason);
+        return result;
+      });
+      // The day goes out in a part per worker: however quickly a worker stores, each kill falls
+      // within what has been published, and the last worker always has events left to store.
+      const share = Math.floor(EVENTS / (KILLS + 1));
+      let published = 0;
 
       const db = TEST_PG_URL === undefined ? join(dir, 'killed.db') : await schemas.url();
       const args = [
@@ -89,9 +90,11 @@ describe.skipIf(!NATS_URL)('kill -9 of the ingest worker, ten times', () => {
       const points: string[] = [];
       let floor = 0;
       for (let kill = 1; kill <= KILLS; kill += 1) {
-        // Past what is acked (the store has at least that), within an even share of what is left,
-        // then a random moment more: mid-batch, between a commit and its acks, while redelivering.
-        const target = floor + rng.int(1, Math.floor((EVENTS - floor) / (KILLS + 2 - kill)));
+        // Past what is acked (the store has at least that), within what is published, then a
+        // random moment more: mid-batch, between a commit and its acks, while redelivering.
+        await publishFeed({ url, stream }, feed.slice(published, kill * share));
+        published = kill * share;
+        const target = floor + rng.int(1, published - floor);
         const worker = spawnCli(args);
         try {
           await waitFor(`worker ${kill} to ack stream message ${target}`, async () => {
@@ -109,6 +112,7 @@ describe.skipIf(!NATS_URL)('kill -9 of the ingest worker, ten times', () => {
       console.log(`fault-ingest-kill.test.ts: killed at (target->acked) ${points.join(' ')}`);
       expect(floor).toBeLessThan(EVENTS);
 
+      await publishFeed({ url, stream }, feed.slice(published));
       const last = spawnCli(args);
       try {
         await waitFor('the last worker to finish the day', () => consumerDrained(jsm, stream, 'worker'), {
