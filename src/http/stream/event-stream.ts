@@ -51,6 +51,8 @@ export class EventStream implements LiveSubscriber {
   #live = false;
   #closed = false;
   #heartbeat: NodeJS.Timeout | undefined;
+  /** Whether anything went out since the last heartbeat's turn: a stream that is talking needs none. */
+  #sentSinceBeat = false;
   #drained: (() => void) | undefined;
 
   constructor(
@@ -86,8 +88,11 @@ export class EventStream implements LiveSubscriber {
     this.metrics.opened();
     this.response.on('close', () => this.#end());
     this.response.on('drain', () => this.#drained?.());
+    // A comment only after a heartbeat's time without anything else: a thousand streams of a busy
+    // market would otherwise each write one at the same moment, in the way of the next commit.
     this.#heartbeat = setInterval(() => {
-      this.#write(sseComment('heartbeat'));
+      if (!this.#sentSinceBeat) this.#write(sseComment('heartbeat'));
+      this.#sentSinceBeat = false;
       if (this.#live) this.#checkQueue();
     }, this.settings.heartbeatMs);
     this.#heartbeat.unref();
@@ -139,6 +144,7 @@ export class EventStream implements LiveSubscriber {
     if (frames.count === 0) return 0;
     // Live: nothing waits for 'drain' (the queue bound below applies), so straight to the socket.
     writeFrames(this.response, frames);
+    this.#sentSinceBeat = true;
     this.metrics.sent(frames.count);
     this.#checkQueue();
     return frames.count;
@@ -186,6 +192,7 @@ export class EventStream implements LiveSubscriber {
     if (last !== undefined && comparePositions(last, this.#cursor) > 0) this.#cursor = last;
     if (count === 0) return 0;
     this.#write(text);
+    this.#sentSinceBeat = true;
     this.metrics.sent(count);
     return count;
   }
@@ -200,6 +207,7 @@ export class EventStream implements LiveSubscriber {
     if (last !== undefined && comparePositions(last, this.#cursor) > 0) this.#cursor = last;
     if (frames.count === 0) return;
     this.#write(frames.bytes);
+    this.#sentSinceBeat = true;
     this.metrics.sent(frames.count);
   }
 

@@ -559,6 +559,26 @@ describe('GET /api/stream: bounds', () => {
 });
 
 describe('GET /api/stream/token', () => {
+  it('sends no heartbeat while events flow, and heartbeats again once they stop', async () => {
+    const f = await fixture();
+    const { base } = await f.serve({ streams: { heartbeatMs: 400 } });
+    const client = await f.connect(`${base}/api/stream?market=au_electricity`).started();
+    await client.until('the morning', (c) => c.events.length > 0);
+    const quiet = client.comments.length;
+    const morning = client.events.length;
+    // Commits of the market every few ms for about three heartbeat periods.
+    const started = Date.now();
+    const size = Math.ceil(f.rest.length / 100);
+    for (let i = 0; i < f.rest.length && Date.now() - started < 1_200; i += size) {
+      await ingestEvents(f.store.writer, f.rest.slice(i, i + size));
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(client.events.length).toBeGreaterThan(morning);
+    expect(client.comments.length).toBe(quiet);
+    await client.until('a heartbeat after the events stop', (c) => c.comments.length > quiet);
+    expect(client.comments.slice(quiet).every((comment) => comment === 'heartbeat')).toBe(true);
+  });
+
   it('opens a stream without the Authorization header, and never logs the token', async () => {
     const f = await fixture();
     const lines: string[] = [];
