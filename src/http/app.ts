@@ -16,7 +16,7 @@ import { guardStore } from './guard-store.js';
 import { registerHealth } from './health.js';
 import { DrainingServer } from './http-server.js';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits, urlTooLong } from './limits.js';
-import { turnBatchedStdout } from './log-destination.js';
+import { batchedStdout } from './log-destination.js';
 import { createMetrics } from './metrics.js';
 import { registerMetricsEndpoint } from './metrics-endpoint.js';
 import { type ClientErrorAnswer, createObservability } from './observability.js';
@@ -180,7 +180,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
           observability,
         });
   const deps: RouteDependencies = { ...base, lane };
-  const stdout = options.logger && options.logger.stream === undefined ? turnBatchedStdout() : undefined;
+  const stdout = options.logger && options.logger.stream === undefined ? batchedStdout() : undefined;
   const app = Fastify({
     logger: options.logger
       ? {
