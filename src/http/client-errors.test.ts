@@ -1,8 +1,8 @@
 import { connect } from 'node:net';
-import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { seededStore } from '../../test/fixtures.js';
+import { logInto } from '../../test/log-lines.js';
 import type { MarketStore } from '../store/store.js';
 import { buildApp } from './app.js';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './limits.js';
@@ -23,12 +23,7 @@ const output: string[] = [];
 
 beforeAll(async () => {
   ({ store } = seededStore({ days: 1 }));
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      output.push(String(chunk));
-      done();
-    },
-  });
+  const stream = logInto(output);
   app = buildApp({
     reader: store.reader,
     keys: store.keys,

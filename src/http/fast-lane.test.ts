@@ -1,8 +1,8 @@
-import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { everyOperation } from '../../test/every-operation.js';
 import { seededStore } from '../../test/fixtures.js';
+import { logInto } from '../../test/log-lines.js';
 import { nextTradingDay } from '../domain/calendar.js';
 import type { Simulator } from '../feed/simulator/simulator.js';
 import { ingestEvents } from '../ingest/ingest-events.js';
@@ -38,12 +38,7 @@ const NOW = new Date('2025-02-28T05:00:00Z');
 
 async function start(options: Partial<AppOptions>): Promise<Server> {
   const log: string[] = [];
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      log.push(String(chunk));
-      done();
-    },
-  });
+  const stream = logInto(log);
   const app = buildApp({
     reader: store.reader,
     keys: store.keys,

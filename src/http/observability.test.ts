@@ -1,7 +1,7 @@
-import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { seededStore } from '../../test/fixtures.js';
+import { logInto } from '../../test/log-lines.js';
 import type { MarketStore } from '../store/store.js';
 import { createApiKey } from './api-keys.js';
 import { buildApp } from './app.js';
@@ -33,12 +33,7 @@ beforeAll(async () => {
   await store.keys.insertKey(created.record);
   key = created.key;
   keyId = created.record.id;
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      output.push(String(chunk));
-      done();
-    },
-  });
+  const stream = logInto(output);
   // Rate limits off: the tests send bursts with one key.
   const unlimited = { perSecond: 0, perMinute: 0 };
   app = buildApp({
@@ -134,12 +129,7 @@ describe('the request log', () => {
     const { store: failing } = seededStore({ days: 1 });
     const created = createApiKey({ level: 'historical', now: new Date() });
     await failing.keys.insertKey(created.record);
-    const stream = new Writable({
-      write(chunk, _encoding, done) {
-        output.push(String(chunk));
-        done();
-      },
-    });
+    const stream = logInto(output);
     const broken = buildApp({
       reader: failing.reader,
       keys: failing.keys,

@@ -1,8 +1,8 @@
-import { Writable } from 'node:stream';
 import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { seededStore } from '../../test/fixtures.js';
+import { logInto } from '../../test/log-lines.js';
 import type { MarketStore } from '../store/store.js';
 import { buildApp } from './app.js';
 import { type RequestLine, requestLineWriter } from './request-line.js';
@@ -14,12 +14,7 @@ const output: string[] = [];
 
 beforeAll(async () => {
   ({ store } = seededStore({ days: 1 }));
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      output.push(String(chunk));
-      done();
-    },
-  });
+  const stream = logInto(output);
   app = buildApp({ reader: store.reader, keys: store.keys, logger: { level: 'info', stream } });
   await app.ready();
 });

@@ -1,7 +1,7 @@
 import { connect } from 'node:net';
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seededStore } from '../../test/fixtures.js';
+import { logInto } from '../../test/log-lines.js';
 import type { MarketStore } from '../store/store.js';
 import { createApiKey } from './api-keys.js';
 import { buildApp } from './app.js';
@@ -18,12 +18,7 @@ beforeAll(async () => {
   const created = createApiKey({ level: 'historical', now: new Date() });
   await store.keys.insertKey(created.record);
   key = created.key;
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      log.push(String(chunk));
-      done();
-    },
-  });
+  const stream = logInto(log);
   const app = buildApp({ reader: store.reader, keys: store.keys, logger: { level: 'trace', stream } });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
