@@ -29,6 +29,8 @@ export interface FanOutReport {
   readonly startBuckets: Buckets;
   /** Server time per stream written: from the fan-out's start to its last write, over the writes, all batches: µs. */
   readonly perWriteUs: number;
+  /** Streams written for each batch, in order (what the bare fan-out of the baseline replays). */
+  readonly writesPerBatch: readonly number[];
 }
 
 /** Commits older than this many are forgotten: a batch is fanned out long before. */
@@ -69,12 +71,14 @@ export class FanOutRecorder {
     let batches = 0;
     let spanning = 0;
     let maxWrites = 0;
+    const writesPerBatch: number[] = [];
     for (const fanOut of fanOuts) {
       const commit = this.#commits.find((candidate) => comparePositions(candidate, fanOut.first) >= 0);
       if (commit === undefined) continue;
       batches += 1;
       if (comparePositions(fanOut.last, commit) > 0) spanning += 1;
       maxWrites = Math.max(maxWrites, fanOut.writtenNs.length);
+      writesPerBatch.push(fanOut.writtenNs.length);
       const startMs = nsToMs(fanOut.startNs - commit.atNs);
       starts.add(startMs);
       fanOutNs += fanOut.writtenNs.at(-1) ?? 0;
@@ -91,6 +95,7 @@ export class FanOutRecorder {
       maxWrites,
       startBuckets: starts.toJSON(),
       perWriteUs: fanOutNs / 1000 / Math.max(1, written),
+      writesPerBatch,
     };
   }
 }

@@ -2,6 +2,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { cpus, loadavg, setPriority } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { type FanOutFloor, measureFanOutFloor } from './fan-out-floor.js';
 import {
   type Child,
   type ChildStats,
@@ -93,6 +94,11 @@ export interface StreamRun {
   readonly events: number;
   readonly commits: number;
   readonly load: readonly number[];
+  /** Streams written for each batch while measuring, in order; bytes the clients received per write. */
+  readonly writesPerBatch: readonly number[];
+  readonly bytesPerWrite: number;
+  /** The baseline of the same run: a bare fan-out of the same pattern (fan-out-floor.ts). */
+  readonly floor: FanOutFloor;
 }
 
 export interface StreamBenchResult {
@@ -113,11 +119,25 @@ const SETTLE_MS = 3_000;
 export async function benchStreams(options: StreamBenchOptions): Promise<StreamBenchResult> {
   const machine = `${cpus()[0]?.model ?? 'unknown CPU'} x ${cpus().length}, Node ${process.version}`;
   const runs: StreamRun[] = [];
-  for (const streams of options.streams) runs.push(await runStreams(options, streams));
+  for (const streams of options.streams) {
+    const run = await runStreams(options, streams);
+    const floor = await measureFanOutFloor({
+      sockets: streams,
+      clients: options.clients,
+      // The live batches' mean interval: as many batches in the same time.
+      tickMs: (options.seconds * 1000) / Math.max(1, run.writesPerBatch.length),
+      bytes: Math.max(64, Math.round(run.bytesPerWrite)),
+      writesPerBatch: run.writesPerBatch,
+    });
+    progress(
+      `    bare fan-out to as many sockets (the baseline): p50 ${floor.p50Ms.toFixed(2)} ms, p99 ${floor.p99Ms.toFixed(2)} ms over ${formatCount(floor.received)} messages of ${floor.bytes} bytes in ${floor.batches} batches; ${floor.perWriteUs.toFixed(1)} µs per socket written`,
+    );
+    runs.push({ ...run, floor });
+  }
   return { machine, options, runs };
 }
 
-async function runStreams(options: StreamBenchOptions, streams: number): Promise<StreamRun> {
+async function runStreams(options: StreamBenchOptions, streams: number): Promise<Omit<StreamRun, 'floor'>> {
   const load = [loadavg()[0] ?? 0];
   const db = join(options.directory, 'stream-bench.db');
   removeDatabase(db);
@@ -192,8 +212,10 @@ async function runStreams(options: StreamBenchOptions, streams: number): Promise
     let outside = 0;
     let lost = 0;
     let clientUs = 0;
+    let bytes = 0;
     for (const report of await Promise.all(reports)) {
       if (report.type !== 'latencies') continue;
+      bytes += report.bytes;
       histogram.merge(report.buckets);
       received += report.received;
       outside += report.outside;
@@ -202,7 +224,7 @@ async function runStreams(options: StreamBenchOptions, streams: number): Promise
     }
     load.push(loadavg()[0] ?? 0);
     const notices = noticeLatency(window.slice(1));
-    const run: StreamRun = {
+    const run: Omit<StreamRun, 'floor'> = {
       noticeP50Ms: notices.percentile(50),
       noticeP99Ms: notices.percentile(99),
       writeP50Ms: writes.percentile(50),
@@ -210,6 +232,13 @@ async function runStreams(options: StreamBenchOptions, streams: number): Promise
       fanOutStartP50Ms: starts.percentile(50),
       fanOutStartP99Ms: starts.percentile(99),
       perWriteUs: fanOut.perWriteUs,
+      writesPerBatch: fanOut.writesPerBatch,
+      bytesPerWrite:
+        bytes /
+        Math.max(
+          1,
+          fanOut.writesPerBatch.reduce((sum, count) => sum + count, 0),
+        ),
       maxWrites: fanOut.maxWrites,
       batches: fanOut.batches,
       spanning: fanOut.spanning,
@@ -304,13 +333,13 @@ export function streamSection(result: StreamBenchResult): string {
     '',
     `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${result.machine}; load average (1 min) per run: ${result.runs.map((run) => `${run.streams} streams ${run.load.map((value) => value.toFixed(1)).join(' → ')}`).join('; ')}. The machine (2 cores) is shared with other jobs and the client processes share its cores with the server: figures move between runs.`,
     '',
-    `GET /api/stream subscribers on the live demo (a fresh \`startDemo\` on a ${HISTORY_DAYS}-day history, its exchange replaying at ${options.speed}x and committing a batch every ${options.tickMs} ms on the serving thread, the demo's default), opened by ${options.clients} client processes at the lowest priority (nice 19), one TCP connection each (a bare socket: the bytes and their arrival instant are kept, parsed after the measurement), in turn on \`${PATHS.join('`, `')}\`. They connect once the live day holds ${formatCount(options.catchUpEvents)} events, so each first catches up on that part of the day, then ${options.seconds} s are measured. Commit to receipt: the server reports each batch's commit instant on the machine's monotonic clock (process.hrtime) and each client notes each event's arrival on the same clock, for every event every stream received. Commit to the server's write: the same, to the return of the write of the event to its stream's socket, timed in the server (the stream hub's diagnostics channel); what receipt adds to it is the clients' side (waking up and reading on the cores they share with the server). The run with fewer streams is the reference (the same clients and server).`,
+    `GET /api/stream subscribers on the live demo (a fresh \`startDemo\` on a ${HISTORY_DAYS}-day history, its exchange replaying at ${options.speed}x and committing a batch every ${options.tickMs} ms on the serving thread, the demo's default), opened by ${options.clients} client processes at the lowest priority (nice 19), one TCP connection each (a bare socket: the bytes and their arrival instant are kept, parsed after the measurement), in turn on \`${PATHS.join('`, `')}\`. They connect once the live day holds ${formatCount(options.catchUpEvents)} events, so each first catches up on that part of the day, then ${options.seconds} s are measured. Commit to receipt: the server reports each batch's commit instant on the machine's monotonic clock (process.hrtime) and each client notes each event's arrival on the same clock, for every event every stream received. Commit to the server's write: the same, to the return of the write of the event to its stream's socket, timed in the server (the stream hub's diagnostics channel); what receipt adds to it is the clients' side (waking up and reading on the cores they share with the server). The run with fewer streams is the reference (the same clients and server). The baseline, measured right after each run: a bare node:net server, nothing else on its event loop, writing one message of the run's average write size to as many sockets as each of the run's batches went to, batch after batch at the batches' mean interval, to sockets held by as many client processes at the same priority and reading the same way, receipt timed from the batch's start (fan-out-floor.ts): about the least a single serving thread's fan-out of that run could take on this machine.`,
     '',
-    "| streams | deliveries | p50 ms | p99 ms | max ms | of which commit to server notice, p50 / p99 ms | commit to the server's write, p50 / p99 ms | server time per stream written µs | serving thread waited for a core, ms | server CPU µs / delivered event | server cores | client cores | connect + catch-up, server CPU µs / stream | RSS before → with streams | heap used before → with streams |",
-    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    "| streams | deliveries | p50 ms | p99 ms | max ms | baseline: bare fan-out to as many sockets, p50 / p99 ms | p99 vs the baseline's | of which commit to server notice, p50 / p99 ms | commit to the server's write, p50 / p99 ms | server time per stream written µs (baseline's) | serving thread waited for a core, ms | server CPU µs / delivered event | server cores | client cores | connect + catch-up, server CPU µs / stream | RSS before → with streams | heap used before → with streams |",
+    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...result.runs.map(
       (run) =>
-        `| ${formatCount(run.streams)} | ${formatCount(run.received - run.outside)} | ${run.p50Ms.toFixed(1)} | ${run.p99Ms.toFixed(1)} | ${run.maxMs.toFixed(1)} | ${run.noticeP50Ms.toFixed(1)} / ${run.noticeP99Ms.toFixed(1)} | ${run.writeP50Ms.toFixed(1)} / ${run.writeP99Ms.toFixed(1)} | ${run.perWriteUs.toFixed(1)} | ${formatMs(run.serverWaitMs)} | ${run.cpuPerEventUs.toFixed(1)} | ${run.serverCores.toFixed(2)} | ${run.clientCores.toFixed(2)} | ${formatCount(Math.round(run.connectCpuPerStreamUs))} | ${mib(run.before.rssBytes)} → ${mib(run.open.rssBytes)} | ${mib(run.before.heapUsedBytes)} → ${mib(run.open.heapUsedBytes)} |`,
+        `| ${formatCount(run.streams)} | ${formatCount(run.received - run.outside)} | ${run.p50Ms.toFixed(1)} | ${run.p99Ms.toFixed(1)} | ${run.maxMs.toFixed(1)} | ${run.floor.p50Ms.toFixed(1)} / ${run.floor.p99Ms.toFixed(1)} | ${(run.p99Ms / run.floor.p99Ms).toFixed(2)} x | ${run.noticeP50Ms.toFixed(1)} / ${run.noticeP99Ms.toFixed(1)} | ${run.writeP50Ms.toFixed(1)} / ${run.writeP99Ms.toFixed(1)} | ${run.perWriteUs.toFixed(1)} (${run.floor.perWriteUs.toFixed(1)}) | ${formatMs(run.serverWaitMs)} | ${run.cpuPerEventUs.toFixed(1)} | ${run.serverCores.toFixed(2)} | ${run.clientCores.toFixed(2)} | ${formatCount(Math.round(run.connectCpuPerStreamUs))} | ${mib(run.before.rssBytes)} → ${mib(run.open.rssBytes)} | ${mib(run.before.heapUsedBytes)} → ${mib(run.open.heapUsedBytes)} |`,
     ),
     '',
     `Lost streams: ${result.runs.map((run) => `${run.lost} of ${run.streams}`).join(', ')}. Target: p99 under 10 ms with ${formatCount(Math.max(...options.streams))} streams on loopback: ${verdict(result)}.`,

@@ -50,6 +50,8 @@ export type StreamClientReport =
       readonly lost: number;
       /** This process's CPU while measuring, µs. */
       readonly cpuUs: number;
+      /** Bytes received while measuring. */
+      readonly bytes: number;
     };
 
 /** One stream: its response head until it is whole, then (while measuring) what arrived and when. */
@@ -136,7 +138,9 @@ process.on('message', (message: StreamClientCommand) => {
   const commits = message.commits;
   let received = 0;
   let outside = 0;
+  let bytes = 0;
   for (const subscriber of subscribers) {
+    for (const piece of subscriber.pieces) bytes += piece.length;
     for (const { date, seq, at } of eventsReceived(subscriber)) {
       received += 1;
       const commit = commitOf(commits, date, seq);
@@ -152,6 +156,7 @@ process.on('message', (message: StreamClientCommand) => {
       outside,
       lost,
       cpuUs: cpu.user + cpu.system,
+      bytes,
     } satisfies StreamClientReport,
     () => process.exit(0),
   );
