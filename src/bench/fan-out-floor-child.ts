@@ -1,5 +1,4 @@
 import { connect, createServer, type Socket } from 'node:net';
-import { setPriority } from 'node:os';
 import { type Buckets, LatencyHistogram, nowNs, nsToMs } from './latency-histogram.js';
 
 /**
@@ -9,8 +8,8 @@ import { type Buckets, LatencyHistogram, nowNs, nsToMs } from './latency-histogr
  *   tickMs, one Buffer of `bytes` to each of the first so many sockets in turn (the live run's
  *   count for that batch), the batch's start instant (process.hrtime, ns) written into the
  *   Buffer's first 20 bytes; on `stop` it answers the time per socket written.
- * - `client`: opens `sockets` connections to the server at the lowest priority (as the stream
- *   clients) and, once started, notes each message's receipt against the instant it carries.
+ * - `client`: opens `sockets` connections to the server (its parent lowers its priority as the
+ *   stream clients') and, once started, notes each message's receipt against the instant it carries.
  */
 
 export interface FloorServerReport {
@@ -23,7 +22,6 @@ export interface FloorServerReport {
 export interface FloorClientReport {
   readonly type: 'latencies';
   readonly buckets: Buckets;
-  readonly received: number;
 }
 
 export type FloorCommand =
@@ -87,7 +85,6 @@ function runServer(): void {
 const READ_BUFFER = Buffer.allocUnsafe(256 * 1024);
 
 function runClient(port: number, count: number): void {
-  setPriority(19);
   let measuring = false;
   let open = 0;
   // As the stream clients (stream-client-child.ts): a bare socket reading into one buffer, and
@@ -141,7 +138,6 @@ function runClient(port: number, count: number): void {
     const report: FloorClientReport = {
       type: 'latencies',
       buckets: histogram.toJSON(),
-      received: histogram.count,
     };
     send(report);
     setTimeout(() => process.exit(0), 100);
