@@ -10,7 +10,7 @@ import {
   type ServerChildConfig,
   startChild,
 } from './http-child.js';
-import { LatencyHistogram, noticeLatency, nowNs, nsToMs } from './latency-histogram.js';
+import { LatencyHistogram, nowNs, nsToMs } from './latency-histogram.js';
 import { formatCount, formatMiB, removeDatabase } from './measure.js';
 import { mainThreadSchedule, processTreeCpuMicros } from './process-cpu.js';
 import type {
@@ -58,9 +58,6 @@ export interface StreamRun {
   readonly p50Ms: number;
   readonly p99Ms: number;
   readonly maxMs: number;
-  /** Commit to the serving thread's notice, p50 and p99: ms. */
-  readonly noticeP50Ms: number;
-  readonly noticeP99Ms: number;
   /** Commit to the return of the server's write of the event to the stream's socket, p50 and p99: ms. */
   readonly writeP50Ms: number;
   readonly writeP99Ms: number;
@@ -223,10 +220,7 @@ async function runStreams(options: StreamBenchOptions, streams: number): Promise
       clientUs += report.cpuUs;
     }
     load.push(loadavg()[0] ?? 0);
-    const notices = noticeLatency(window.slice(1));
     const run: Omit<StreamRun, 'floor'> = {
-      noticeP50Ms: notices.percentile(50),
-      noticeP99Ms: notices.percentile(99),
       writeP50Ms: writes.percentile(50),
       writeP99Ms: writes.percentile(99),
       fanOutStartP50Ms: starts.percentile(50),
@@ -266,7 +260,7 @@ async function runStreams(options: StreamBenchOptions, streams: number): Promise
       `  ${streams} streams: commit to receipt p50 ${run.p50Ms.toFixed(2)} ms, p99 ${run.p99Ms.toFixed(2)} ms, max ${run.maxMs.toFixed(2)} ms over ${formatCount(histogram.count)} deliveries; commit to the server's write p50 ${run.writeP50Ms.toFixed(2)}, p99 ${run.writeP99Ms.toFixed(2)} ms`,
     );
     progress(
-      `    commit to server notice p50 ${run.noticeP50Ms.toFixed(2)}, p99 ${run.noticeP99Ms.toFixed(2)} ms; to fan-out start p50 ${run.fanOutStartP50Ms.toFixed(2)}, p99 ${run.fanOutStartP99Ms.toFixed(2)} ms; ${run.perWriteUs.toFixed(1)} µs per stream written, at most ${run.maxWrites} streams a batch; ${run.spanning} of ${run.batches} batches carried 2+ commits; serving thread ran ${formatMs(run.serverRunMs)} ms, waited for a core ${formatMs(run.serverWaitMs)} ms`,
+      `    commit to fan-out start p50 ${run.fanOutStartP50Ms.toFixed(2)}, p99 ${run.fanOutStartP99Ms.toFixed(2)} ms; ${run.perWriteUs.toFixed(1)} µs per stream written, at most ${run.maxWrites} streams a batch; ${run.spanning} of ${run.batches} batches carried 2+ commits; serving thread ran ${formatMs(run.serverRunMs)} ms, waited for a core ${formatMs(run.serverWaitMs)} ms`,
     );
     progress(
       `    server ${run.cpuPerEventUs.toFixed(1)} µs CPU per delivered event (${run.serverCores.toFixed(2)} cores), clients ${run.clientCores.toFixed(2)} cores; RSS ${formatMiB(before.rssBytes)} -> ${formatMiB(open.rssBytes)}; connect + catch-up ${Math.round(run.connectCpuPerStreamUs)} µs CPU per stream`,
@@ -335,11 +329,11 @@ export function streamSection(result: StreamBenchResult): string {
     '',
     `GET /api/stream subscribers on the live demo (a fresh \`startDemo\` on a ${HISTORY_DAYS}-day history, its exchange replaying at ${options.speed}x and committing a batch every ${options.tickMs} ms on the serving thread, the demo's default), opened by ${options.clients} client processes at the lowest priority (nice 19), one TCP connection each (a bare socket: the bytes and their arrival instant are kept, parsed after the measurement), in turn on \`${PATHS.join('`, `')}\`. They connect once the live day holds ${formatCount(options.catchUpEvents)} events, so each first catches up on that part of the day, then ${options.seconds} s are measured. Commit to receipt: the server reports each batch's commit instant on the machine's monotonic clock (process.hrtime) and each client notes each event's arrival on the same clock, for every event every stream received. Commit to the server's write: the same, to the return of the write of the event to its stream's socket, timed in the server (the stream hub's diagnostics channel); what receipt adds to it is the clients' side (waking up and reading on the cores they share with the server). The run with fewer streams is the reference (the same clients and server). The baseline, measured right after each run: a bare node:net server, nothing else on its event loop, writing one message of the run's average write size to as many sockets as each of the run's batches went to, batch after batch at the batches' mean interval, to sockets held by as many client processes at the same priority and reading the same way, receipt timed from the batch's start (fan-out-floor.ts): about the least a single serving thread's fan-out of that run could take on this machine.`,
     '',
-    "| streams | deliveries | p50 ms | p99 ms | max ms | baseline: bare fan-out of the same batches, p50 / p99 ms | p99 vs the baseline's | of which commit to server notice, p50 / p99 ms | commit to the server's write, p50 / p99 ms | server time per stream written µs (baseline's) | serving thread waited for a core, ms | server CPU µs / delivered event | server cores | client cores | connect + catch-up, server CPU µs / stream | RSS before → with streams | heap used before → with streams |",
+    "| streams | deliveries | p50 ms | p99 ms | max ms | baseline: bare fan-out of the same batches, p50 / p99 ms | p99 vs the baseline's | of which commit to the fan-out's start, p50 / p99 ms | commit to the server's write, p50 / p99 ms | server time per stream written µs (baseline's) | serving thread waited for a core, ms | server CPU µs / delivered event | server cores | client cores | connect + catch-up, server CPU µs / stream | RSS before → with streams | heap used before → with streams |",
     '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...result.runs.map(
       (run) =>
-        `| ${formatCount(run.streams)} | ${formatCount(run.received - run.outside)} | ${run.p50Ms.toFixed(1)} | ${run.p99Ms.toFixed(1)} | ${run.maxMs.toFixed(1)} | ${run.floor.p50Ms.toFixed(1)} / ${run.floor.p99Ms.toFixed(1)} | ${(run.p99Ms / run.floor.p99Ms).toFixed(2)} x | ${run.noticeP50Ms.toFixed(1)} / ${run.noticeP99Ms.toFixed(1)} | ${run.writeP50Ms.toFixed(1)} / ${run.writeP99Ms.toFixed(1)} | ${run.perWriteUs.toFixed(1)} (${run.floor.perWriteUs.toFixed(1)}) | ${formatMs(run.serverWaitMs)} | ${run.cpuPerEventUs.toFixed(1)} | ${run.serverCores.toFixed(2)} | ${run.clientCores.toFixed(2)} | ${formatCount(Math.round(run.connectCpuPerStreamUs))} | ${mib(run.before.rssBytes)} → ${mib(run.open.rssBytes)} | ${mib(run.before.heapUsedBytes)} → ${mib(run.open.heapUsedBytes)} |`,
+        `| ${formatCount(run.streams)} | ${formatCount(run.received - run.outside)} | ${run.p50Ms.toFixed(1)} | ${run.p99Ms.toFixed(1)} | ${run.maxMs.toFixed(1)} | ${run.floor.p50Ms.toFixed(1)} / ${run.floor.p99Ms.toFixed(1)} | ${(run.p99Ms / run.floor.p99Ms).toFixed(2)} x | ${run.fanOutStartP50Ms.toFixed(2)} / ${run.fanOutStartP99Ms.toFixed(2)} | ${run.writeP50Ms.toFixed(1)} / ${run.writeP99Ms.toFixed(1)} | ${run.perWriteUs.toFixed(1)} (${run.floor.perWriteUs.toFixed(1)}) | ${formatMs(run.serverWaitMs)} | ${run.cpuPerEventUs.toFixed(1)} | ${run.serverCores.toFixed(2)} | ${run.clientCores.toFixed(2)} | ${formatCount(Math.round(run.connectCpuPerStreamUs))} | ${mib(run.before.rssBytes)} → ${mib(run.open.rssBytes)} | ${mib(run.before.heapUsedBytes)} → ${mib(run.open.heapUsedBytes)} |`,
     ),
     '',
     `Lost streams: ${result.runs.map((run) => `${run.lost} of ${run.streams}`).join(', ')}. Target: p99 under 10 ms with ${formatCount(Math.max(...options.streams))} streams on loopback: ${verdict(result)}.`,
