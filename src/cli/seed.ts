@@ -2,7 +2,7 @@ import { type Command, InvalidArgumentError } from 'commander';
 import { lastCompletedTradingDay, lastTradingDays } from '../domain/calendar.js';
 import { isValidDate } from '../domain/dates.js';
 import { simulateHistory } from '../feed/simulator/simulator.js';
-import { ingestEvents } from '../ingest/ingest-events.js';
+import { ingestDays } from '../ingest/ingest-events.js';
 import { type CliIo, PROCESS_IO, requireStore, storeOption, withStore } from './cli-io.js';
 import { createProgress } from './progress.js';
 
@@ -31,14 +31,15 @@ export async function seedStore(io: CliIo, options: SeedOptions): Promise<SeedRe
   let added = 0;
   let skipped = 0;
   await withStore(io, options.db, { access: 'write', create: true }, async (store) => {
-    let done = 0;
-    for (const { date, events } of simulateHistory({ seed: options.seed }, dates)) {
-      const result = await ingestEvents(store.writer, events);
+    // The next day is simulated while the store commits the one before (ingestDays).
+    const days = (function* () {
+      for (const { events } of simulateHistory({ seed: options.seed }, dates)) yield events;
+    })();
+    await ingestDays(store.writer, days, (result, index) => {
       added += result.added;
       skipped += result.skipped;
-      done += 1;
-      progress.update(`seeding ${date} (${done}/${dates.length} days, ${added} events)`);
-    }
+      progress.update(`seeding ${dates[index]} (${index + 1}/${dates.length} days, ${added} events)`);
+    });
   });
   progress.done();
   return { dates, added, skipped };

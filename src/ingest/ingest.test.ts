@@ -6,10 +6,10 @@ import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import type { FeedEvent } from '../feed/events.js';
 import { formatFeedEvent } from '../feed/ndjson.js';
 import { MEMORY, openSqliteStore } from '../store/sqlite/open-sqlite-store.js';
-import type { MarketStore } from '../store/store.js';
+import type { MarketStore, MarketWriter } from '../store/store.js';
 import { collect } from '../store/store-contract.js';
 import { IngestError } from './ingest-error.js';
-import { ingestEvents } from './ingest-events.js';
+import { ingestDays, ingestEvents } from './ingest-events.js';
 import { ingestFile } from './ingest-file.js';
 
 const directory = mkdtempSync(join(tmpdir(), 'gridquote-ingest-'));
@@ -328,5 +328,87 @@ describe('ingest', () => {
 
     expect(await ingestEvents(store.writer, events)).toEqual({ added: 2000, skipped: 3000 });
     expect(await exported(store)).toBe(events.map(formatFeedEvent).join('\n'));
+  });
+});
+
+describe('ingestDays', () => {
+  const D3 = '20250221';
+  let store: MarketStore;
+  /** What happened, in order: a day made by the iterable, a day's append begun, a day's append done. */
+  let steps: string[];
+
+  beforeEach(() => {
+    store?.close();
+    store = openSqliteStore(MEMORY);
+    steps = [];
+  });
+
+  /** The store's writer, its appends (a short day's transaction) taking a few ms as a server's would. */
+  function slowWriter(): MarketWriter {
+    const { writer } = store;
+    return {
+      begin: () => writer.begin(),
+      append: async (events) => {
+        const date = events[0]?.date;
+        steps.push(`append ${date}`);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        const result = await writer.append(events);
+        steps.push(`committed ${date}`);
+        return result;
+      },
+    };
+  }
+
+  function* made(
+    dates: readonly string[],
+    change: (date: string, events: FeedEvent[]) => FeedEvent[] = (_, e) => e,
+  ) {
+    for (const date of dates) {
+      steps.push(`made ${date}`);
+      yield change(date, feed(date));
+    }
+  }
+
+  it('stores the days in order, a transaction each, making the next while the one before commits', async () => {
+    const heard: string[] = [];
+    await ingestDays(slowWriter(), made([D1, D2, D3]), (result, index) =>
+      heard.push(`${index}: ${result.added}`),
+    );
+    expect(steps).toEqual([
+      `made ${D1}`,
+      `append ${D1}`,
+      `made ${D2}`,
+      `committed ${D1}`,
+      `append ${D2}`,
+      `made ${D3}`,
+      `committed ${D2}`,
+      `append ${D3}`,
+      `committed ${D3}`,
+    ]);
+    expect(heard).toEqual(['0: 6', '1: 6', '2: 6']);
+    expect(await exported(store)).toBe(
+      [...feed(D1), ...feed(D2), ...feed(D3)].map(formatFeedEvent).join('\n'),
+    );
+  });
+
+  it('stops at a refused day: the day before commits, nothing after it is begun', async () => {
+    const broken = made([D1, D2, D3], (date, events) =>
+      date === D2 ? [events[0] as FeedEvent, { ...events[1], volume: -3 } as FeedEvent] : events,
+    );
+    const error = await refusal(() => ingestDays(slowWriter(), broken));
+    expect(error.message).toBe('event 2: volume must be an integer from 1 to 10000, got -3');
+    expect(steps).toEqual([`made ${D1}`, `append ${D1}`, `made ${D2}`, `committed ${D1}`]);
+    expect(await exported(store)).toBe(feed(D1).map(formatFeedEvent).join('\n'));
+  });
+
+  it('passes on the failure of a day that fails in the store, before anything of the next is written', async () => {
+    await ingestEvents(store.writer, feed(D2));
+    const conflicting = made([D1, D2, D3], (date, events) =>
+      date === D2 ? [{ ...events[0], bid: '124.01' } as FeedEvent, ...events.slice(1)] : events,
+    );
+    const error = await refusal(() => ingestDays(slowWriter(), conflicting));
+    expect(error.message).toBe(`event 1: conflicts with stored event ${D2}/1`);
+    expect(steps.filter((step) => step.startsWith('append'))).toEqual([`append ${D1}`, `append ${D2}`]);
+    expect(await exported(store)).toBe([...feed(D1), ...feed(D2)].map(formatFeedEvent).join('\n'));
   });
 });
