@@ -118,13 +118,21 @@ function storeBatch(
   thread: IngestThread | undefined,
   options: DemoOptions,
 ): (events: FeedEvent[]) => Promise<StoredBatch> {
+  // On this thread a commit's instant is the store's notice of it, which comes as the transaction
+  // commits and before anything acts on it: the stream hub's fan-out, in later microtasks, may
+  // well run before the awaited append returns here.
+  let announcedAtNs: bigint | undefined;
+  if (thread === undefined) store.onAppend(() => void (announcedAtNs = process.hrtime.bigint()));
   return async (events) => {
     let batch: StoredBatch;
     if (thread !== undefined) {
       batch = await thread.ingest(events);
     } else {
+      announcedAtNs = undefined;
       const result = await ingestEvents(store.writer, events);
-      batch = { result, committedAtNs: process.hrtime.bigint(), version: await store.reader.version() };
+      // A batch that added nothing is not announced.
+      const committedAtNs = announcedAtNs ?? process.hrtime.bigint();
+      batch = { result, committedAtNs, version: await store.reader.version() };
     }
     options.onCommit?.(batch, events);
     return batch;
