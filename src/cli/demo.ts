@@ -122,7 +122,11 @@ function storeBatch(
   // commits and before anything acts on it: the stream hub's fan-out, in later microtasks, may
   // well run before the awaited append returns here.
   let announcedAtNs: bigint | undefined;
-  if (thread === undefined) store.onAppend(() => void (announcedAtNs = process.hrtime.bigint()));
+  if (thread === undefined) {
+    store.onAppend(() => {
+      announcedAtNs = process.hrtime.bigint();
+    });
+  }
   return async (events) => {
     let batch: StoredBatch;
     if (thread !== undefined) {
