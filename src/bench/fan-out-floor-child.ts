@@ -14,7 +14,7 @@ import { type Buckets, LatencyHistogram, nowNs, nsToMs } from './latency-histogr
 
 export interface FloorServerReport {
   readonly type: 'written';
-  /** Time per socket written, µs (median of the batches). */
+  /** Time per socket written over all batches (as FanOutReport.perWriteUs): µs. */
   readonly perWriteUs: number;
   readonly batches: number;
 }
@@ -32,7 +32,7 @@ export type FloorCommand =
       /** Sockets written for each batch, in turn (the first so many); then it stops writing. */
       readonly writesPerBatch: readonly number[];
     }
-  | { readonly type: 'stop'; readonly bytes: number };
+  | { readonly type: 'stop' };
 
 const STAMP_DIGITS = 20;
 
@@ -48,7 +48,9 @@ function runServer(): void {
     sockets.push(socket);
   });
   let timer: NodeJS.Timeout | undefined;
-  const perWrite: number[] = [];
+  let batches = 0;
+  let writes = 0;
+  let writingNs = 0n;
   process.on('message', (command: FloorCommand) => {
     if (command.type === 'start') {
       let batch = 0;
@@ -60,15 +62,18 @@ function runServer(): void {
         const count = Math.min(sockets.length, command.writesPerBatch[batch++] ?? 0);
         if (batch >= command.writesPerBatch.length) clearInterval(timer);
         for (let index = 0; index < count; index++) sockets[index]?.write(message);
-        if (count > 0) perWrite.push((nsToMs(nowNs() - start) * 1000) / count);
+        if (count > 0) {
+          batches += 1;
+          writes += count;
+          writingNs += nowNs() - start;
+        }
       }, command.tickMs);
     } else {
       clearInterval(timer);
-      const sorted = [...perWrite].sort((a, b) => a - b);
       const report: FloorServerReport = {
         type: 'written',
-        perWriteUs: sorted[Math.floor(sorted.length / 2)] ?? 0,
-        batches: sorted.length,
+        perWriteUs: (nsToMs(writingNs) * 1000) / Math.max(1, writes),
+        batches,
       };
       send(report);
       for (const socket of sockets) socket.destroy();
@@ -86,6 +91,8 @@ const READ_BUFFER = Buffer.allocUnsafe(256 * 1024);
 
 function runClient(port: number, count: number): void {
   let measuring = false;
+  /** Bytes of each message, from `start`. */
+  let bytes = 0;
   let open = 0;
   // As the stream clients (stream-client-child.ts): a bare socket reading into one buffer, and
   // while measuring only what arrived and when is kept; parsing waits until it is over.
@@ -115,6 +122,7 @@ function runClient(port: number, count: number): void {
   }
   process.on('message', (command: FloorCommand) => {
     if (command.type === 'start') {
+      bytes = command.bytes;
       measuring = true;
       return;
     }
@@ -123,15 +131,15 @@ function runClient(port: number, count: number): void {
     for (const { pieces, at } of arrivals) {
       // A message counts as received with the read that completes it. The server writes nothing
       // before it is started, after the clients, so the first read starts with a message.
-      const bytes = Buffer.concat(pieces);
+      const received = Buffer.concat(pieces);
       let end = 0;
       let piece = 0;
-      for (let offset = 0; offset + command.bytes <= bytes.length; offset += command.bytes) {
-        while (end + (pieces[piece]?.length ?? 0) < offset + command.bytes && piece < pieces.length) {
+      for (let offset = 0; offset + bytes <= received.length; offset += bytes) {
+        while (end + (pieces[piece]?.length ?? 0) < offset + bytes && piece < pieces.length) {
           end += pieces[piece]?.length ?? 0;
           piece += 1;
         }
-        const stamp = BigInt(bytes.toString('latin1', offset, offset + STAMP_DIGITS));
+        const stamp = BigInt(received.toString('latin1', offset, offset + STAMP_DIGITS));
         histogram.add(nsToMs((at[piece] as bigint) - stamp));
       }
     }

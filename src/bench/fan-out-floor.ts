@@ -1,7 +1,9 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { setPriority } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import type { FloorClientReport, FloorCommand, FloorServerReport } from './fan-out-floor-child.js';
+import { messageOfType } from './http-child.js';
 import { LatencyHistogram } from './latency-histogram.js';
 
 /**
@@ -31,7 +33,7 @@ export interface FanOutFloor {
   readonly batches: number;
   readonly p50Ms: number;
   readonly p99Ms: number;
-  /** The server's time per socket written, median of the batches: µs. */
+  /** The server's time per socket written, over all batches (as the stream run's): µs. */
   readonly perWriteUs: number;
 }
 
@@ -41,7 +43,7 @@ export async function measureFanOutFloor(options: FanOutFloorOptions): Promise<F
   const server = fork(CHILD, ['server'], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   const clients: ChildProcess[] = [];
   try {
-    const { port } = await next<{ port: number }>(server, 'listening');
+    const { port } = await messageOfType<{ port: number }>(server, 'listening');
     const per = Math.ceil(options.sockets / options.clients);
     for (let index = 0; index < options.clients && index * per < options.sockets; index++) {
       const count = Math.min(per, options.sockets - index * per);
@@ -51,7 +53,7 @@ export async function measureFanOutFloor(options: FanOutFloorOptions): Promise<F
       if (client.pid !== undefined) setPriority(client.pid, 19);
       clients.push(client);
     }
-    await Promise.all(clients.map((client) => next(client, 'open')));
+    await Promise.all(clients.map((client) => messageOfType(client, 'open')));
     // Every socket accepted before the first batch.
     await sleep(500);
     const start: FloorCommand = {
@@ -63,13 +65,13 @@ export async function measureFanOutFloor(options: FanOutFloorOptions): Promise<F
     for (const client of clients) client.send(start);
     server.send(start);
     await sleep((options.writesPerBatch.length + 1) * options.tickMs);
-    const written = next<FloorServerReport>(server, 'written');
-    const stop: FloorCommand = { type: 'stop', bytes: options.bytes };
+    const written = messageOfType<FloorServerReport>(server, 'written');
+    const stop: FloorCommand = { type: 'stop' };
     server.send(stop);
     const { perWriteUs, batches } = await written;
     // The last batch's bytes reach the clients before they stop.
     await sleep(200);
-    const reports = clients.map((client) => next<FloorClientReport>(client, 'latencies'));
+    const reports = clients.map((client) => messageOfType<FloorClientReport>(client, 'latencies'));
     for (const client of clients) client.send(stop);
     const histogram = new LatencyHistogram();
     for (const report of await Promise.all(reports)) histogram.merge(report.buckets);
@@ -86,23 +88,4 @@ export async function measureFanOutFloor(options: FanOutFloorOptions): Promise<F
     for (const client of clients) client.kill();
     server.kill();
   }
-}
-
-function next<T>(child: ChildProcess, type: string): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const onMessage = (message: { type?: string }) => {
-      if (message?.type !== type) return;
-      child.off('message', onMessage);
-      child.off('exit', onExit);
-      resolve(message as T);
-    };
-    const onExit = (code: number | null) =>
-      reject(new Error(`a fan-out floor process exited (code ${code}) before '${type}'`));
-    child.on('message', onMessage);
-    child.once('exit', onExit);
-  });
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -165,6 +165,11 @@ function isType(message: unknown, type: string): boolean {
   return typeof message === 'object' && message !== null && 'type' in message && message.type === type;
 }
 
+/** The next message of the given type; rejects if the child exits first. */
+export function messageOfType<T>(child: ChildProcess, type: string): Promise<T> {
+  return firstMessage(child, (message): message is T => isType(message, type));
+}
+
 /** The next message that passes the guard; rejects if the child exits first. */
 function firstMessage<T>(child: ChildProcess, guard: (message: unknown) => message is T): Promise<T> {
   return new Promise((resolve, reject) => {
