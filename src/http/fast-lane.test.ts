@@ -1,3 +1,4 @@
+import { Agent, request as httpRequest } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { everyOperation } from '../../test/every-operation.js';
@@ -226,6 +227,55 @@ describe('the fast lane', () => {
     const after = await compare(path, bearer(keys.historical));
     expect(after.body).not.toBe(before.body);
     expect(after.headers.etag).toBe(missed.etag);
+  });
+
+  it('knows a keep-alive connection’s key once verified, yet refuses it on that connection once revoked', async () => {
+    const path = `/api/epi?date=${dates[0]}`;
+    const first = createApiKey({ level: 'historical', now: NOW, perSecond: 0, perMinute: 0 });
+    const second = createApiKey({ level: 'end_of_day', now: NOW, perSecond: 0, perMinute: 0 });
+    for (const created of [first, second]) await store.keys.insertKey(created.record);
+    // One connection for every request: the agent keeps it and never opens a second.
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const ports = new Set<number>();
+    const get = (key: string) =>
+      new Promise<number>((resolve, reject) => {
+        const sent = httpRequest(`${lane.base}${path}`, { agent, headers: bearer(key) }, (response) => {
+          ports.add(response.socket.localPort ?? 0);
+          response.resume();
+          response.on('end', () => resolve(response.statusCode ?? 0));
+        });
+        sent.on('error', reject);
+        sent.end();
+      });
+    const keyIdOfLastLine = () => JSON.parse(lane.log.at(-1) ?? '{}').keyId;
+    try {
+      // Both levels' answers cached (on other connections): every request below is the lane's.
+      for (const key of [keys.historical, keys.end_of_day]) await ask(lane, path, bearer(key));
+      const before = await laneAnswers();
+      const seen: [number, string][] = [];
+      for (const created of [first, first, second, first, second, first]) {
+        seen.push([await get(created.key), keyIdOfLastLine()]);
+      }
+      const [a, b] = [first.record.id, second.record.id];
+      expect(seen).toEqual([
+        [200, a],
+        [200, a],
+        [200, b],
+        [200, a],
+        [200, b],
+        [200, a],
+      ]);
+      expect((await laneAnswers()) - before).toBe(6);
+
+      // Revoked while it is the key this connection last had verified.
+      await store.keys.revokeKey(first.record.id, NOW.toISOString());
+      expect(await get(first.key)).toBe(401);
+      expect(await get(second.key)).toBe(200);
+      expect(await get(first.key)).toBe(401);
+      expect(ports.size).toBe(1);
+    } finally {
+      agent.destroy();
+    }
   });
 
   it('writes the same request line as the framework', async () => {

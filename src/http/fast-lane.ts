@@ -5,11 +5,12 @@ import type { AccessLevel } from '../query/context.js';
 import type { ApiKeyRecord } from '../store/store.js';
 import { cacheKey, currentAnswer, validatorsOf } from './answer.js';
 import { authenticate } from './auth.js';
+import { ConnectionKeys } from './connection-keys.js';
 import { CONTENT_TYPES, negotiate } from './negotiation.js';
 import type { Observability, RequestObserver } from './observability.js';
 import type { RouteDependencies } from './operation.js';
 import type { ParamDefs, ReadParams } from './params.js';
-import type { Admission } from './rate-limit.js';
+import type { Admission, RateLimiter } from './rate-limit.js';
 import type { RememberedParams } from './remembered-params.js';
 
 /**
@@ -51,11 +52,14 @@ export interface HandedOver {
 export class FastLane {
   readonly #routes = new Map<string, LaneRoute>();
   readonly #handedOver = new WeakMap<IncomingMessage, HandedOver>();
+  readonly #connectionKeys: ConnectionKeys;
 
   constructor(
     private readonly deps: Omit<RouteDependencies, 'lane'>,
     private readonly options: FastLaneOptions,
-  ) {}
+  ) {
+    this.#connectionKeys = new ConnectionKeys(deps.keys, deps.clock);
+  }
 
   /** An operation's path and its remembered parameters (shared with its route). */
   add<S extends ParamDefs>(path: string, params: RememberedParams<S>): void {
@@ -78,7 +82,17 @@ export class FastLane {
       next(request, response);
       return;
     }
-    void this.#answer(route, request, response, next, performance.now());
+    const started = performance.now();
+    let key: ApiKeyRecord | undefined;
+    try {
+      key = this.#connectionKeys.known(request.socket, request.headers.authorization);
+    } catch {
+      // A key expired since, or a store that failed: the route answers it.
+      next(request, response);
+      return;
+    }
+    if (key === undefined) void this.#authenticate(route, request, response, next, started);
+    else this.#count(route, key, request, response, next, started);
   }
 
   /** The operation of a request that nothing but its answer's state keeps from the lane. */
@@ -95,27 +109,66 @@ export class FastLane {
     return this.#routes.get(mark < 0 ? url : url.slice(0, mark));
   }
 
-  async #answer(
+  async #authenticate(
     route: LaneRoute,
     request: IncomingMessage,
     response: ServerResponse,
     next: RequestHandler,
     started: number,
   ): Promise<void> {
+    const header = request.headers.authorization ?? '';
+    // A refused key goes to Fastify as it came: its route answers the 401.
+    const key = await authenticate(this.deps.keys, header, this.deps.clock).catch(() => undefined);
+    if (key === undefined) {
+      next(request, response);
+      return;
+    }
+    this.#connectionKeys.remember(request.socket, header, key);
+    this.#count(route, key, request, response, next, started);
+  }
+
+  #count(
+    route: LaneRoute,
+    key: ApiKeyRecord,
+    request: IncomingMessage,
+    response: ServerResponse,
+    next: RequestHandler,
+    started: number,
+  ): void {
+    let counting: ReturnType<RateLimiter['count']>;
+    try {
+      counting = this.deps.rateLimiter.count(key);
+    } catch {
+      next(request, response);
+      return;
+    }
+    // The process's own counters answer at once: no turn of the microtask queue for them.
+    if (counting instanceof Promise) {
+      counting.then(
+        (admission) => this.#answer(route, { key, admission }, request, response, next, started),
+        () => next(request, response),
+      );
+    } else this.#answer(route, { key, admission: counting }, request, response, next, started);
+  }
+
+  /** Counted: whatever the lane cannot answer goes to Fastify with the key and the count. */
+  #answer(
+    route: LaneRoute,
+    handover: HandedOver,
+    request: IncomingMessage,
+    response: ServerResponse,
+    next: RequestHandler,
+    started: number,
+  ): void {
     const { deps } = this;
     const { headers } = request;
     const url = request.url ?? '';
-    let handover: HandedOver | undefined;
+    const { key, admission } = handover;
     try {
-      // A refused key goes to Fastify as it came: its route answers the 401.
-      const key = await authenticate(deps.keys, headers.authorization, deps.clock).catch(() => undefined);
-      if (key === undefined) return next(request, response);
-      const counting = deps.rateLimiter.count(key);
-      // The process's own counters answer at once: no turn of the microtask queue for them.
-      const admission = counting instanceof Promise ? await counting : counting;
-      // Counted: from here on, whatever the lane cannot answer goes to Fastify with the key and the count.
-      handover = { key, admission };
-      if (admission?.refusal !== undefined) return this.#handOver(handover, request, response, next);
+      if (admission?.refusal !== undefined) {
+        this.#handOver(handover, request, response, next);
+        return;
+      }
       const read = route.known(url, key.level);
       const representation = read && (read.format ?? negotiate(headers.accept));
       const answer =
@@ -125,7 +178,8 @@ export class FastLane {
       // A coded body is made (and kept) by the route on first demand.
       const body = out && (out.coding === undefined ? answer.body : answer.coded[out.coding]);
       if (!read || !representation || !answer || !out || !body) {
-        return this.#handOver(handover, request, response, next);
+        this.#handOver(handover, request, response, next);
+        return;
       }
 
       deps.metrics.cacheHit();
@@ -169,8 +223,7 @@ export class FastLane {
         response.destroy(error instanceof Error ? error : undefined);
         return;
       }
-      if (handover === undefined) next(request, response);
-      else this.#handOver(handover, request, response, next);
+      this.#handOver(handover, request, response, next);
     }
   }
 

@@ -970,6 +970,22 @@ export function describeMarketStore(
         expect(await store.keys.revokeKey('gq_zzz', '2025-03-01T00:00:00.000Z')).toBe(false);
         await expect(store.keys.insertKey(key)).rejects.toThrow();
       });
+
+      it('answers a found key at once from memory, and a key revoked since as a new record', async () => {
+        await store.keys.insertKey(key);
+        expect(store.keys.rememberedKey).toBeTypeOf('function');
+        expect(store.keys.rememberedKey?.('gq_zzz')).toBeUndefined();
+        const found = await store.keys.findKey('gq_abc');
+        const atOnce = store.keys.rememberedKey?.('gq_abc');
+        expect(atOnce).not.toBeInstanceOf(Promise);
+        expect(atOnce).toBe(found);
+
+        await store.keys.revokeKey('gq_abc', '2025-03-01T00:00:00.000Z');
+        expect(store.keys.rememberedKey?.('gq_abc')).not.toBe(found);
+        const again = await store.keys.findKey('gq_abc');
+        expect(again?.revokedAt).toBe('2025-03-01T00:00:00.000Z');
+        expect(store.keys.rememberedKey?.('gq_abc')).toBe(again);
+      });
     });
   });
 }

@@ -421,6 +421,13 @@ export interface ApiKeyRecord {
 export interface KeyStore {
   insertKey(record: ApiKeyRecord): Promise<void>;
   findKey(id: string): Promise<ApiKeyRecord | undefined>;
+  /**
+   * The record findKey would answer now, when this process holds it in memory and is not due to
+   * look again (see each adapter's recheck interval); else undefined, and findKey must be asked.
+   * At once, without I/O or a promise: the serving path checks a keep-alive connection's key with it
+   * (http/connection-keys.ts). A key created, changed or revoked since is a new record.
+   */
+  rememberedKey?(id: string): ApiKeyRecord | undefined;
   listKeys(): Promise<ApiKeyRecord[]>;
   /** Returns false when no such key exists. */
   revokeKey(id: string, at: string): Promise<boolean>;

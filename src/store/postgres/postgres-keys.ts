@@ -63,6 +63,10 @@ export function createPostgresKeyStore(
       known.set(id, { record, readAt: time });
       return record;
     },
+    rememberedKey(id) {
+      const remembered = known.get(id);
+      return remembered && now() - remembered.readAt < recheckMs ? remembered.record : undefined;
+    },
     async listKeys() {
       const result = await pool.query({
         text: `SELECT ${COLUMNS} FROM api_keys ORDER BY created_at, id`,

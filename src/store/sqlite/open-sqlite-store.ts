@@ -126,9 +126,15 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     reader: promised(reader),
     writer: writeDb ? promisedWriter(createSqliteWriter(writeDb, announce), busy) : refusingWriter(refuse),
     events: promisedEventLog(createSqliteEventLog(reads)),
+    // rememberedKey answers at once: it stays synchronous (store.ts).
     keys: writeDb
-      ? promised(keys, busy)
-      : { ...promised(keys), insertKey: async () => refuse(), revokeKey: async () => refuse() },
+      ? { ...promised(keys, busy), rememberedKey: keys.rememberedKey }
+      : {
+          ...promised(keys),
+          rememberedKey: keys.rememberedKey,
+          insertKey: async () => refuse(),
+          revokeKey: async () => refuse(),
+        },
     onAppend(listener) {
       listeners.add(listener);
       startPolling();

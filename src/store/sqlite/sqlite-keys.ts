@@ -71,6 +71,10 @@ export function createSqliteKeyStore(
       }
       return record;
     },
+    rememberedKey(id) {
+      recheck();
+      return known.get(id);
+    },
     listKeys() {
       return (s.list.all() as KeyDbRow[]).map(toRecord);
     },
