@@ -624,7 +624,7 @@ function positive(argv: readonly string[], name: string, fallback: number): numb
 /** The HTTP benchmark's flags, for run.ts's --help. */
 export const HTTP_FLAGS = [
   ['--http-duration S', 'seconds per load run (default 3)'],
-  ['--http-rounds N', 'interleaved runs of each server per case (default 3)'],
+  ['--http-rounds N', 'interleaved runs of each server per case (default 5)'],
   ['--http-connections N', 'wrk connections, one thread (default 8)'],
   ['--http-days N', 'trading days of history in the served store (default 250, at least 40)'],
   ['--http-speed N', 'replay speed of the live exchange (default 600)'],
@@ -652,7 +652,7 @@ export function httpOptions(
     until,
     seed,
     seconds: positive(argv, '--http-duration', 3),
-    rounds: positive(argv, '--http-rounds', 3),
+    rounds: positive(argv, '--http-rounds', 5),
     connections: positive(argv, '--http-connections', 8),
     liveSpeed: positive(argv, '--http-speed', 600),
     workers,

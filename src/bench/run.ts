@@ -95,7 +95,8 @@ async function main(): Promise<void> {
     if (streamOnly) await streamLatency();
     return;
   }
-  if (!process.argv.includes('--http-only')) await ingestAndSeed();
+  const httpOnly = process.argv.includes('--http-only');
+  if (!httpOnly) await ingestAndSeed();
   if (!process.argv.includes('--no-http')) {
     // Its own cache directory: the seeded history is kept between runs (SCRATCH is not).
     const options = httpOptions(process.argv, join(ROOT, '.bench-tmp', 'http'), UNTIL, SEED);
@@ -104,6 +105,7 @@ async function main(): Promise<void> {
     writeSection('http', section);
     process.stderr.write(`bench: wrote ${DOC}\n`);
   }
+  if (httpOnly) return;
   if (!process.argv.includes('--no-live')) await livePollers();
   if (!process.argv.includes('--no-stream')) await streamLatency();
 }
