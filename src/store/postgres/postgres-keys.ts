@@ -29,6 +29,11 @@ export function createPostgresKeyStore(
   const recheckMs = options.recheckMs ?? 1000;
   const now = options.now ?? (() => performance.now());
   const known = new Map<string, { record: ApiKeyRecord; readAt: number }>();
+  /** The record read within recheckMs of `time`, if any. */
+  const fresh = (id: string, time: number) => {
+    const remembered = known.get(id);
+    return remembered && time - remembered.readAt < recheckMs ? remembered.record : undefined;
+  };
   return {
     async insertKey(record) {
       await pool.query(`INSERT INTO api_keys (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, [
@@ -46,8 +51,8 @@ export function createPostgresKeyStore(
     },
     async findKey(id) {
       const time = now();
-      const remembered = known.get(id);
-      if (remembered && time - remembered.readAt < recheckMs) return remembered.record;
+      const remembered = fresh(id, time);
+      if (remembered !== undefined) return remembered;
       const result = await pool.query({
         name: 'find_key',
         text: `SELECT ${COLUMNS} FROM api_keys WHERE id = $1`,
@@ -63,10 +68,7 @@ export function createPostgresKeyStore(
       known.set(id, { record, readAt: time });
       return record;
     },
-    rememberedKey(id) {
-      const remembered = known.get(id);
-      return remembered && now() - remembered.readAt < recheckMs ? remembered.record : undefined;
-    },
+    rememberedKey: (id) => fresh(id, now()),
     async listKeys() {
       const result = await pool.query({
         text: `SELECT ${COLUMNS} FROM api_keys ORDER BY created_at, id`,

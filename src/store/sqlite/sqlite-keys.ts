@@ -55,14 +55,17 @@ export function createSqliteKeyStore(
       seenVersion = version;
     }
   }
+  function remembered(id: string): ApiKeyRecord | undefined {
+    recheck();
+    return known.get(id);
+  }
   return {
     insertKey(record) {
       s.insert.run(record);
       known.clear();
     },
     findKey(id) {
-      recheck();
-      let record = known.get(id);
+      let record = remembered(id);
       if (record === undefined) {
         const row = s.find.get(id) as KeyDbRow | undefined;
         if (row === undefined) return undefined;
@@ -71,10 +74,7 @@ export function createSqliteKeyStore(
       }
       return record;
     },
-    rememberedKey(id) {
-      recheck();
-      return known.get(id);
-    },
+    rememberedKey: remembered,
     listKeys() {
       return (s.list.all() as KeyDbRow[]).map(toRecord);
     },
