@@ -23,7 +23,7 @@ describe('every response', () => {
       expect(response.headers['api-version']).toBe('1');
       expect(response.headers.vary).toBe('Accept, Accept-Encoding');
       const id = String(response.headers['x-request-id']);
-      expect(id).toMatch(/^[0-9a-f-]{36}$/);
+      expect(id).toMatch(/^[A-Za-z0-9_-]{22}$/);
       ids.add(id);
     }
     expect(ids.size).toBe(4);

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
@@ -32,6 +31,7 @@ import {
 import { createRateLimiter, type RateLimitOptions, type RateLimitStoreFactory } from './rate-limit.js';
 import { registerDocumentation } from './reference-page.js';
 import { problemOf, sendProblem } from './reply.js';
+import { newRequestId } from './request-id.js';
 import { lazyRequestLogger } from './request-logger.js';
 import { dataRoute } from './routes/data.js';
 import { datamineRoute } from './routes/datamine.js';
@@ -189,7 +189,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
           stream: options.logger.stream ?? stdout,
         }
       : false,
-    genReqId: () => randomUUID(),
+    genReqId: () => newRequestId(),
     // The request line carries the id itself (observability.ts): a child logger only when needed.
     childLoggerFactory: lazyRequestLogger,
     // observability.ts logs one line per request instead of Fastify's two.
@@ -382,7 +382,7 @@ function writeClientError(error: Error & { code?: string }, socket: Socket): Cli
         : { code: 'bad-request', detail: 'the request could not be parsed as HTTP/1.1' };
   const body = problemBody(problem);
   const status = problemStatus(problem.code);
-  const requestId = randomUUID();
+  const requestId = newRequestId();
   const bytes = Buffer.byteLength(body);
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { AccessLevel } from '../query/context.js';
@@ -12,6 +11,7 @@ import type { RouteDependencies } from './operation.js';
 import type { ParamDefs, ReadParams } from './params.js';
 import type { Admission, RateLimiter } from './rate-limit.js';
 import type { RememberedParams } from './remembered-params.js';
+import { newRequestId } from './request-id.js';
 
 /**
  * Cached answers written straight to Node's response, before Fastify sees the request. Pollers ask
@@ -184,7 +184,7 @@ export class FastLane {
 
       deps.metrics.cacheHit();
       deps.metrics.fastLaneAnswer();
-      const requestId = randomUUID();
+      const requestId = newRequestId();
       const fields = [...this.options.commonHeaders, 'x-request-id', requestId];
       if (admission !== undefined)
         fields.push('ratelimit-policy', admission.policy, 'ratelimit', admission.state);

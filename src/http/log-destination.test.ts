@@ -42,6 +42,17 @@ describe('batchedStdout', () => {
     expect(written()).toBe(line.repeat(9));
   });
 
+  it('keeps the order of a line longer than any batch, and its UTF-8', () => {
+    const out = batchedStdout(fd);
+    const long = `{"url":"${'é'.repeat(6_000)}"}\n`;
+    out.write('{"n":1}\n');
+    out.write(long);
+    expect(written()).toBe(`{"n":1}\n${long}`);
+    out.write('{"n":2}\n');
+    out.flushSync();
+    expect(written()).toBe(`{"n":1}\n${long}{"n":2}\n`);
+  });
+
   it('writes everything gathered on flushSync', () => {
     const out = batchedStdout(fd);
     out.write('a\n');

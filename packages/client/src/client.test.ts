@@ -103,7 +103,7 @@ describe('GridquoteClient against a real server', () => {
     expect(refusal.status).toBe(404);
     expect(refusal.code).toBe('no-data');
     expect(refusal.problem?.nearestDate).toBe('20250228');
-    expect(refusal.requestId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(refusal.requestId).toMatch(/^[A-Za-z0-9_-]{22}$/);
 
     const anonymous = new GridquoteClient({ baseUrl, key: 'gq_000000000000_nope' });
     await expect(anonymous.epi()).rejects.toMatchObject({ status: 401, code: 'unauthorized' });
