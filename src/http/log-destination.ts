@@ -11,9 +11,10 @@ import { destination } from 'pino';
  * batch more again ("The fast lane"). The batch is gathered here, not in sonic-boom: its write()
  * measures the UTF-8 length of everything it holds on every line, so a batch of lines handed to
  * it one by one was flattened and measured again for each (about 5% of a busy server's CPU; perf,
- * docs/benchmarks.md). Each line is encoded into the batch's bytes as it comes: joining the lines
- * into one string and encoding that at the write cost the busy server 2 % of its CPU more. A line
- * is in the file within 20 ms (all of them at close and exit); a process killed outright loses at
+ * docs/benchmarks.md). Each line is encoded into the batch's bytes as it comes, instead of being
+ * kept as a string to be joined with the others and encoded again at the write: less garbage per
+ * request for the young generation to collect (docs/benchmarks.md, "What was removed"). A line is
+ * in the file within 20 ms (all of them at close and exit); a process killed outright loses at
  * most the last 20 ms.
  */
 
