@@ -13,7 +13,7 @@ import { destination } from 'pino';
  * it one by one was flattened and measured again for each (about 5% of a busy server's CPU; perf,
  * docs/benchmarks.md). Each line is encoded into the batch's bytes as it comes, instead of being
  * kept as a string to be joined with the others and encoded again at the write: less garbage per
- * request for the young generation to collect (docs/benchmarks.md, "What was removed"). A line is
+ * request for the young generation to collect (docs/benchmarks.md, "The fast lane"). A line is
  * in the file within 20 ms (all of them at close and exit); a process killed outright loses at
  * most the last 20 ms.
  */
