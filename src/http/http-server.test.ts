@@ -1,4 +1,6 @@
 import { connect } from 'node:net';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { DrainingServer } from './http-server.js';
 import { DEFAULT_HTTP_LIMITS } from './limits.js';
@@ -90,5 +92,36 @@ describe('DrainingServer', () => {
     expect(text).toMatch(/\r\n\r\nanswer \/one/);
     expect(text).toMatch(/\r\n\r\nanswer \/two$/);
     await closed;
+  });
+
+  it("keeps nothing of a kept-alive connection's answered request until its next one", async () => {
+    // A full collection on demand, without starting the test process with --expose-gc.
+    setFlagsFromString('--expose-gc');
+    const collect = runInNewContext('gc') as () => void;
+    const answered: WeakRef<object>[] = [];
+    const server = new DrainingServer(DEFAULT_HTTP_LIMITS, (request, response) => {
+      answered.push(new WeakRef(response), new WeakRef(request));
+      response.end('ok');
+    });
+    const port = await listen(server);
+    const socket = connect(port, '127.0.0.1');
+    let text = '';
+    socket.on('data', (chunk) => {
+      text += String(chunk);
+    });
+    socket.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n');
+    await expect.poll(() => text).toMatch(/\r\n\r\nok$/);
+    // The connection stays open and idle: its answered request and response must be garbage.
+    await expect
+      .poll(async () => {
+        await new Promise((resolve) => setImmediate(resolve));
+        collect();
+        return answered.filter((ref) => ref.deref() !== undefined).length;
+      })
+      .toBe(0);
+    expect(answered).toHaveLength(2);
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    await closed;
+    socket.destroy();
   });
 });

@@ -12,14 +12,19 @@ import type { HttpLimits } from './limits.js';
  * have been handed to the kernel; a socket without any is closed at once (an idle keep-alive
  * connection, or one that has not sent a request yet).
  *
- * The bookkeeping costs a request one Map write: the socket's latest response is noted, and
- * only at close() is it asked whether it is done. A socket's responses go out in order, so its
- * latest being flushed means all of them are.
+ * The bookkeeping costs a request two Map writes: the socket's latest response is noted, and
+ * forgotten once flushed. A socket's responses go out in order, so its latest being flushed means
+ * all of them are. Forgetting it matters: a kept-alive connection's last response (and through it
+ * its request, headers and listeners, about 2 KB) would otherwise stay alive until the
+ * connection's next request: 4 MB of heap for 2,000 polling connections (heap snapshots,
+ * docs/benchmarks.md).
  */
 export class DrainingServer extends Server {
-  /** The latest response of each open socket (undefined before its first request). */
+  /** The latest response of each open socket still being sent (undefined when there is none). */
   readonly #latest = new Map<Socket, ServerResponse | undefined>();
   #draining = false;
+  /** Every response's 'finish' listener: one function, the response as `this`. */
+  readonly #forgetFlushed: (this: ServerResponse) => void;
 
   constructor(limits: HttpLimits, handler: (request: IncomingMessage, response: ServerResponse) => void) {
     super(
@@ -39,11 +44,18 @@ export class DrainingServer extends Server {
       (request, response) => {
         const socket = request.socket;
         this.#latest.set(socket, response);
+        response.on('finish', this.#forgetFlushed);
         // A request still arriving on an open connection while draining: closed once answered.
         if (this.#draining) this.#closeWhenFlushed(socket, response);
         handler(request, response);
       },
     );
+    const latest = this.#latest;
+    // 'finish': the response's last byte is with the kernel.
+    this.#forgetFlushed = function forgetFlushed(this: ServerResponse) {
+      const socket = this.req.socket;
+      if (latest.get(socket) === this) latest.set(socket, undefined);
+    };
     this.setTimeout(limits.idleTimeoutMs);
     this.on('connection', (socket: Socket) => {
       this.#latest.set(socket, undefined);
@@ -68,8 +80,10 @@ export class DrainingServer extends Server {
   /** 'close' follows 'finish', which Node emits once the last byte is with the kernel. */
   #closeWhenFlushed(socket: Socket, response: ServerResponse): void {
     response.once('close', () => {
-      // A later request on the socket (pipelined) watches its own response.
-      if (this.#latest.get(socket) === response) socket.destroySoon();
+      // A later request on the socket (pipelined) watches its own response; none came if the
+      // latest was forgotten (flushed).
+      const latest = this.#latest.get(socket);
+      if (latest === undefined || latest === response) socket.destroySoon();
     });
   }
 }
