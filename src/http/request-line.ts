@@ -98,7 +98,7 @@ function directWriter(log: FastifyBaseLogger): ((line: RequestLine) => void) | u
   const tail = `,"msg":"${MESSAGE}"${end}`;
   return (line) => {
     if (!logger.isLevelEnabled('info')) return;
-    // Only reqId (a UUID), keyId (12 hex digits), operation and method (the route's own) are
+    // Only reqId (base64url), keyId (12 hex digits), operation and method (the route's own) are
     // written without escaping; the URL, whatever the client sent, is escaped as pino escapes it.
     stream.write(
       `${prefix}${time.call(logger)}${chindings},"reqId":"${line.reqId}","keyId":${quoted(line.keyId)},"operation":"${line.operation}","method":${quoted(line.method)},"url":${line.url === null ? 'null' : JSON.stringify(line.url)},"status":${line.status},"durationMs":${line.durationMs},"bytes":${line.bytes}${tail}`,
