@@ -21,7 +21,8 @@ import type { HttpLimits } from './limits.js';
  * It is forgotten at 'close', not 'finish': with a 'finish' listener of our own running after
  * Node's (any listener added with on()), every young-generation collection under 2,000 polling
  * connections kept 2.5 MB alive instead of 0.8 MB and paused the server twice as long, the same
- * with a listener that does nothing (docs/benchmarks.md, "Live pollers").
+ * with a listener that does nothing; with V8's allocation-site pretenuring off it did not happen
+ * (docs/benchmarks.md, "Live pollers").
  */
 export class DrainingServer extends Server {
   /** The latest response of each open socket still being sent (undefined when there is none). */
