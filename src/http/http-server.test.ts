@@ -1,3 +1,4 @@
+import { createServer, type ServerResponse } from 'node:http';
 import { connect } from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -92,6 +93,30 @@ describe('DrainingServer', () => {
     expect(text).toMatch(/\r\n\r\nanswer \/one/);
     expect(text).toMatch(/\r\n\r\nanswer \/two$/);
     await closed;
+  });
+
+  it("adds no listener of its own to a response's 'finish', where Node has its own", async () => {
+    // One after Node's made V8 keep every poller's request and response alive through each
+    // young-generation collection (docs/benchmarks.md, "Live pollers"): the count is Node's alone.
+    const finishListeners = async (server: DrainingServer | ReturnType<typeof createServer>) => {
+      const counted = new Promise<number>((resolve) => {
+        server.on('request', (_request, response: ServerResponse) => {
+          resolve(response.listenerCount('finish'));
+          response.end('ok');
+        });
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const address = server.address();
+      const socket = connect(typeof address === 'object' && address !== null ? address.port : 0, '127.0.0.1');
+      socket.write('GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+      const count = await counted;
+      socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      return count;
+    };
+    const node = await finishListeners(createServer());
+    expect(node).toBeGreaterThan(0);
+    expect(await finishListeners(new DrainingServer(DEFAULT_HTTP_LIMITS, () => {}))).toBe(node);
   });
 
   it("keeps nothing of a kept-alive connection's answered request until its next one", async () => {
