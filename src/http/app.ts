@@ -189,7 +189,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
           stream: options.logger.stream ?? stdout,
         }
       : false,
-    genReqId: () => newRequestId(),
+    genReqId: newRequestId,
     // The request line carries the id itself (observability.ts): a child logger only when needed.
     childLoggerFactory: lazyRequestLogger,
     // observability.ts logs one line per request instead of Fastify's two.

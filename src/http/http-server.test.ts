@@ -1,4 +1,4 @@
-import { createServer, type ServerResponse } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import { connect } from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -9,7 +9,7 @@ import { DEFAULT_HTTP_LIMITS } from './limits.js';
 /** Larger than any socket buffer on the way, so the answer is still being sent at close(). */
 const BODY = 'x'.repeat(8_000_000);
 
-function listen(server: DrainingServer): Promise<number> {
+function listen(server: Server): Promise<number> {
   return new Promise((resolve) => {
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
@@ -98,16 +98,14 @@ describe('DrainingServer', () => {
   it("adds no listener of its own to a response's 'finish', where Node has its own", async () => {
     // One after Node's made V8 keep every poller's request and response alive through each
     // young-generation collection (docs/benchmarks.md, "Live pollers"): the count is Node's alone.
-    const finishListeners = async (server: DrainingServer | ReturnType<typeof createServer>) => {
+    const finishListeners = async (server: Server) => {
       const counted = new Promise<number>((resolve) => {
         server.on('request', (_request, response: ServerResponse) => {
           resolve(response.listenerCount('finish'));
           response.end('ok');
         });
       });
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      const address = server.address();
-      const socket = connect(typeof address === 'object' && address !== null ? address.port : 0, '127.0.0.1');
+      const socket = connect(await listen(server), '127.0.0.1');
       socket.write('GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
       const count = await counted;
       socket.destroy();
