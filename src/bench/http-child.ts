@@ -58,6 +58,11 @@ export interface BaselineConfig {
   readonly headers: readonly string[];
   readonly bodyBase64: string;
   readonly keepAliveTimeoutMs: number;
+  /**
+   * The live benchmark's floor: the ETag's version moves on every N ms, each move reported as
+   * a CommitMessage, and a request naming the current ETag in If-None-Match gets a 304.
+   */
+  readonly versionEveryMs?: number;
 }
 
 export interface ReadyMessage {
