@@ -59,7 +59,7 @@ export interface BaselineConfig {
   readonly bodyBase64: string;
   readonly keepAliveTimeoutMs: number;
   /**
-   * The live benchmark's floor: the ETag's version moves on every N ms, each move reported as
+   * The live benchmark's floor: the ETag's version moves every N ms, each move reported as
    * a CommitMessage, and a request naming the current ETag in If-None-Match gets a 304.
    */
   readonly versionEveryMs?: number;
