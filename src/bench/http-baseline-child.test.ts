@@ -1,15 +1,11 @@
-import { type ChildProcess, fork } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { BaselineConfig, CommitMessage, ReadyMessage } from './http-child.js';
+import { type BaselineConfig, type Child, type CommitMessage, startChild } from './http-child.js';
+import { closeFetchConnections, fetchOnce } from './http-load.js';
 
 const LOADER = new URL('../../test/typescript-loader.mjs', import.meta.url).href;
-const CHILD = fileURLToPath(new URL('./http-baseline-child.ts', import.meta.url));
 
 const BODY = Buffer.from('{"intraday":[]}');
 const CONFIG: BaselineConfig = {
@@ -28,57 +24,39 @@ const CONFIG: BaselineConfig = {
   keepAliveTimeoutMs: 5_000,
 };
 
-let child: ChildProcess | undefined;
+let child: Child | undefined;
 let directory: string | undefined;
 
 afterEach(async () => {
-  if (child !== undefined && child.exitCode === null) {
-    child.send({ type: 'stop' });
-    await once(child, 'exit');
-  }
+  closeFetchConnections();
+  await child?.stop();
   child = undefined;
   if (directory !== undefined) rmSync(directory, { recursive: true, force: true });
   directory = undefined;
 });
 
-/** Starts the baseline child on `config`; its commit messages land in `commits`. */
+/** Starts the baseline child (the TypeScript source) on `config`; its commit messages land in `commits`. */
 async function start(config: BaselineConfig, commits: CommitMessage[]): Promise<string> {
   directory = mkdtempSync(join(tmpdir(), 'gq-baseline-'));
   const path = join(directory, 'config.json');
   writeFileSync(path, JSON.stringify(config));
-  const started = fork(CHILD, [path], {
+  child = await startChild('./http-baseline-child.ts', [path], {
+    stdout: 'ignore',
     execArgv: ['--import', LOADER],
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    onMessage: (message) => {
+      if ((message as CommitMessage).type === 'commit') commits.push(message as CommitMessage);
+    },
   });
-  child = started;
-  return new Promise((resolve, reject) => {
-    started.on('message', (message: ReadyMessage | CommitMessage) => {
-      if (message.type === 'ready') resolve(message.url);
-      else if (message.type === 'commit') commits.push(message);
-    });
-    started.once('exit', (code) => reject(new Error(`baseline child exited with ${code}`)));
-  });
+  return child.ready.url;
 }
 
-function get(url: string, headers: Record<string, string> = {}) {
-  return new Promise<{ status: number; etag: string | undefined; length: string | undefined; body: string }>(
-    (resolve, reject) => {
-      request(url, { headers }, (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () =>
-          resolve({
-            status: response.statusCode ?? 0,
-            etag: response.headers.etag,
-            length: response.headers['content-length'],
-            body: Buffer.concat(chunks).toString(),
-          }),
-        );
-      })
-        .on('error', reject)
-        .end();
-    },
-  );
+async function get(url: string, headers: Record<string, string> = {}) {
+  const { status, rawHeaders, body } = await fetchOnce(url, headers);
+  const header = (name: string) => {
+    const at = rawHeaders.findIndex((raw, index) => index % 2 === 0 && raw.toLowerCase() === name);
+    return at < 0 ? undefined : rawHeaders[at + 1];
+  };
+  return { status, etag: header('etag'), length: header('content-length'), body: body.toString() };
 }
 
 describe('the bare baseline server of the benchmarks', () => {

@@ -127,7 +127,7 @@ export interface Child {
   stopFanOut(): Promise<FanOutReport>;
 }
 
-/** Forks a compiled sibling script (e.g. './http-server-child.js') and waits for its `ready`. */
+/** Forks a sibling script (e.g. './http-server-child.js'; a .ts one with the TypeScript loader in execArgv) and waits for its `ready`. */
 export async function startChild(
   script: string,
   args: readonly string[],

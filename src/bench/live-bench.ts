@@ -76,12 +76,8 @@ export interface LiveVariant {
 }
 
 /** The bare server under the same loads and probes: its "commits" move a counter and nothing else. */
-export interface LiveBaseline {
+export interface LiveBaseline extends Pick<ProbedRun, 'load' | 'cpuUs' | 'cpuUsAllAnswers' | 'probes'> {
   readonly mode: LoadMode;
-  readonly load: LoadRun;
-  readonly cpuUs: number;
-  readonly cpuUsAllAnswers: number;
-  readonly probes: readonly ProbeResult[];
 }
 
 export interface LiveBenchResult {
