@@ -23,6 +23,15 @@ import type { HttpLimits } from './limits.js';
  * connections kept 2.5 MB alive instead of 0.8 MB and paused the server twice as long, the same
  * with a listener that does nothing; with V8's allocation-site pretenuring off it did not happen
  * (docs/benchmarks.md, "Live pollers").
+ *
+ * The idle timeout (limits.ts) is a sweep, not Node's per-socket timer (server.setTimeout): that
+ * timer is made anew for every request and moved on every read and write, which cost a bare
+ * node:http server about 2 µs of CPU per cached answer (docs/benchmarks.md, "The serve path's hot
+ * path"). A few times per period the sweep looks at the sockets with an answer under way (a
+ * request received and its response not yet flushed, which the shutdown bookkeeping above
+ * already knows) and destroys those whose traffic has not moved for the period: the same rule
+ * as Node's timer, which its reads and every write handed to the socket reset. Between requests
+ * Node's keep-alive timeout closes an idle connection, and before the first its request timeout.
  */
 export class DrainingServer extends Server {
   /** The latest response of each open socket still being sent (undefined when there is none). */
@@ -30,6 +39,10 @@ export class DrainingServer extends Server {
   #draining = false;
   /** Every response's 'close' listener: one function, the response as `this`. */
   readonly #forgetClosed: (this: ServerResponse) => void;
+  /** Sockets with an answer under way at the last sweeps: their traffic then, and since when it has not moved. */
+  readonly #still = new Map<Socket, { moved: number; since: number }>();
+  readonly #idleTimeoutMs: number;
+  #sweeper: NodeJS.Timeout | undefined;
 
   constructor(limits: HttpLimits, handler: (request: IncomingMessage, response: ServerResponse) => void) {
     super(
@@ -61,11 +74,36 @@ export class DrainingServer extends Server {
       const socket = this.req.socket;
       if (latest.get(socket) === this) latest.set(socket, undefined);
     };
-    this.setTimeout(limits.idleTimeoutMs);
+    this.#idleTimeoutMs = limits.idleTimeoutMs;
+    this.on('listening', () => {
+      clearInterval(this.#sweeper);
+      // Four sweeps a period: a stalled socket goes between one and one and a quarter periods after its last traffic.
+      const every = Math.max(10, Math.min(1_000, Math.floor(limits.idleTimeoutMs / 4)));
+      this.#sweeper = setInterval(() => this.#sweepIdle(Date.now()), every).unref();
+    });
+    this.on('close', () => clearInterval(this.#sweeper));
     this.on('connection', (socket: Socket) => {
       this.#latest.set(socket, undefined);
-      socket.once('close', () => this.#latest.delete(socket));
+      socket.once('close', () => {
+        this.#latest.delete(socket);
+        this.#still.delete(socket);
+      });
     });
+  }
+
+  /** Destroys every socket whose answer under way has not moved a byte either way for the idle timeout. */
+  #sweepIdle(now: number): void {
+    for (const [socket, response] of this.#latest) {
+      if (response === undefined) {
+        this.#still.delete(socket);
+        continue;
+      }
+      // What was read, and what was handed to the socket's handle (not what waits in its buffer).
+      const moved = socket.bytesRead + (socket.bytesWritten ?? 0) - socket.writableLength;
+      const seen = this.#still.get(socket);
+      if (seen === undefined || seen.moved !== moved) this.#still.set(socket, { moved, since: now });
+      else if (now - seen.since >= this.#idleTimeoutMs) socket.destroy();
+    }
   }
 
   /** Whether close() has been called: no new connections, open ones finish their answers. */

@@ -166,8 +166,8 @@ describe('limits', () => {
     const socket = connect(impatientPort, '127.0.0.1');
     socket.on('error', () => {});
     // Pipelined big answers (no Connection: close): more than the socket buffers hold, so the
-    // server's writes stall. Node suppresses the timeout while the write queue still moves,
-    // so the socket goes after one or two idle periods.
+    // server's writes stall. The idle sweep (http-server.ts) waits until nothing has moved for
+    // a whole period, so the socket goes a period (and at most a quarter more) after the stall.
     socket.write(request('/api/data?options=au_electricity').replace('Connection: close\r\n', '').repeat(40));
     socket.pause();
     const serverSide = await accepted;
