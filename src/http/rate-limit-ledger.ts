@@ -32,8 +32,8 @@ export class LeaseLedger {
     private readonly now: () => number = Date.now,
   ) {}
 
-  grant(window: RateLimitWindow, key: string, limit: number, want: number): Lease {
-    const now = this.now();
+  /** `now`: the ledger's clock at the grant; a caller that needs the same instant reads it once and passes it. */
+  grant(window: RateLimitWindow, key: string, limit: number, want: number, now = this.now()): Lease {
     let keys = this.#windows.get(window.name);
     if (keys === undefined) {
       keys = new Map();

@@ -68,11 +68,13 @@ export const memoryRateLimitStore: RateLimitStoreFactory = (window) => {
   const ledger = new LeaseLedger(() => 1);
   return {
     consume(key, limit = Number.MAX_SAFE_INTEGER) {
-      const lease = ledger.grant(window, key, limit, 1);
+      // One clock read for the grant and the time left (a read costs about 0.1 µs on a busy server).
+      const now = Date.now();
+      const lease = ledger.grant(window, key, limit, 1, now);
       // Refused: one over the limit, as a counting limiter would report it.
       return {
         consumedPoints: lease.granted > 0 ? lease.total : limit + 1,
-        msBeforeNext: lease.windowEnd - Date.now(),
+        msBeforeNext: lease.windowEnd - now,
       };
     },
   };
