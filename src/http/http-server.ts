@@ -41,7 +41,6 @@ export class DrainingServer extends Server {
   readonly #forgetClosed: (this: ServerResponse) => void;
   /** Sockets with an answer under way at the last sweeps: their traffic then, and since when it has not moved. */
   readonly #still = new Map<Socket, { moved: number; since: number }>();
-  readonly #idleTimeoutMs: number;
   #sweeper: NodeJS.Timeout | undefined;
 
   constructor(limits: HttpLimits, handler: (request: IncomingMessage, response: ServerResponse) => void) {
@@ -74,12 +73,11 @@ export class DrainingServer extends Server {
       const socket = this.req.socket;
       if (latest.get(socket) === this) latest.set(socket, undefined);
     };
-    this.#idleTimeoutMs = limits.idleTimeoutMs;
     this.on('listening', () => {
       clearInterval(this.#sweeper);
       // Four sweeps a period: a stalled socket goes between one and one and a quarter periods after its last traffic.
       const every = Math.max(10, Math.min(1_000, Math.floor(limits.idleTimeoutMs / 4)));
-      this.#sweeper = setInterval(() => this.#sweepIdle(Date.now()), every).unref();
+      this.#sweeper = setInterval(() => this.#sweepIdle(Date.now(), limits.idleTimeoutMs), every).unref();
     });
     this.on('close', () => clearInterval(this.#sweeper));
     this.on('connection', (socket: Socket) => {
@@ -92,7 +90,7 @@ export class DrainingServer extends Server {
   }
 
   /** Destroys every socket whose answer under way has not moved a byte either way for the idle timeout. */
-  #sweepIdle(now: number): void {
+  #sweepIdle(now: number, idleTimeoutMs: number): void {
     for (const [socket, response] of this.#latest) {
       if (response === undefined) {
         this.#still.delete(socket);
@@ -102,7 +100,7 @@ export class DrainingServer extends Server {
       const moved = socket.bytesRead + (socket.bytesWritten ?? 0) - socket.writableLength;
       const seen = this.#still.get(socket);
       if (seen === undefined || seen.moved !== moved) this.#still.set(socket, { moved, since: now });
-      else if (now - seen.since >= this.#idleTimeoutMs) socket.destroy();
+      else if (now - seen.since >= idleTimeoutMs) socket.destroy();
     }
   }
 
