@@ -267,6 +267,10 @@ class Tally {
         headers: { 'retry-after': String(this.#reset) },
       });
     }
-    return { policy, state: `"${this.#reported}";r=${this.#remaining};t=${this.#reset}`, refusal };
+    // toFixed, not `${remaining}`: V8 caches each number it turns into a string in a table that
+    // lives in the old generation, so a count that changes with every request would keep a young
+    // string alive per request and lengthen every young-generation pause (docs/benchmarks.md).
+    const remaining = this.#remaining.toFixed(0);
+    return { policy, state: `"${this.#reported}";r=${remaining};t=${this.#reset}`, refusal };
   }
 }
