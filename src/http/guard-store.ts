@@ -1,37 +1,37 @@
 import { StoreUnavailableError } from './problems.js';
 
 /**
- * Wraps a store interface so that anything it throws or rejects with becomes a
+ * Wraps a store interface so that anything its methods throw or reject with becomes a
  * StoreUnavailableError (503).
  * Requests are validated before they reach the store, so a throw there is the store failing
- * (closed, locked, disk error), never the client's fault. Wrapped methods are made once.
+ * (closed, locked, disk error), never the client's fault. The store interfaces are methods only
+ * (store.ts): each method of the target, its own or its class's, is wrapped once, into a plain
+ * object. A Proxy did the same per property access, which a cached answer pays on every request
+ * (the key store's rememberedKey): about 0.4 µs of a busy server's CPU (docs/benchmarks.md).
  */
 export function guardStore<T extends object>(target: T): T {
-  const wrapped = new Map<PropertyKey, unknown>();
-  return new Proxy(target, {
-    get(object, property) {
-      const value: unknown = Reflect.get(object, property);
-      if (typeof value !== 'function') return value;
-      let guarded = wrapped.get(property);
-      if (guarded === undefined) {
-        guarded = (...args: unknown[]) => {
-          let result: unknown;
-          try {
-            result = value.apply(object, args);
-          } catch (error) {
-            throw unavailable(error);
-          }
-          return result instanceof Promise
-            ? result.catch((error: unknown) => {
-                throw unavailable(error);
-              })
-            : result;
-        };
-        wrapped.set(property, guarded);
-      }
-      return guarded;
-    },
-  });
+  const guarded: Record<PropertyKey, unknown> = {};
+  for (let layer: object | null = target; layer !== null && layer !== Object.prototype; ) {
+    for (const name of Reflect.ownKeys(layer)) {
+      const value: unknown = Reflect.get(target, name);
+      if (name === 'constructor' || name in guarded || typeof value !== 'function') continue;
+      guarded[name] = (...args: unknown[]) => {
+        let result: unknown;
+        try {
+          result = value.apply(target, args);
+        } catch (error) {
+          throw unavailable(error);
+        }
+        return result instanceof Promise
+          ? result.catch((error: unknown) => {
+              throw unavailable(error);
+            })
+          : result;
+      };
+    }
+    layer = Reflect.getPrototypeOf(layer);
+  }
+  return guarded as T;
 }
 
 function unavailable(error: unknown): StoreUnavailableError {

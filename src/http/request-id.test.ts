@@ -10,9 +10,9 @@ describe('newRequestId', () => {
 
   it('draws its bits at random: every character of the alphabet turns up in each position', () => {
     const ids = Array.from({ length: 4_000 }, newRequestId);
-    // 21 positions carry 6 random bits each (the 22nd carries 2): with 4,000 ids each of the 64
-    // characters is missing from a position with probability about 64 x (63/64)^4000, about 1e-26.
-    for (let position = 0; position < 21; position++) {
+    // Every position carries 6 random bits: with 4,000 ids each of the 64 characters is missing
+    // from a position with probability about 64 x (63/64)^4000, about 1e-26.
+    for (let position = 0; position < 22; position++) {
       expect(new Set(ids.map((id) => id[position])).size).toBe(64);
     }
   });
