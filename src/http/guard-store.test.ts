@@ -45,6 +45,14 @@ describe('guardStore', () => {
     expect((rejected as Error).cause).toEqual(new Error('connection terminated'));
   });
 
+  it('calls a method replaced on the target after it was guarded', () => {
+    const counter = new Counter();
+    const guarded = guardStore(counter);
+    expect(guarded.add(1)).toBe(1);
+    counter.add = () => -1;
+    expect(guarded.add(1)).toBe(-1);
+  });
+
   it('leaves out what is not a method, and an optional method the target lacks', () => {
     const guarded = guardStore<{ find(): number; remembered?(): number }>({ find: () => 1 });
     expect(guarded.find()).toBe(1);

@@ -13,12 +13,12 @@ export function guardStore<T extends object>(target: T): T {
   const guarded: Record<PropertyKey, unknown> = {};
   for (let layer: object | null = target; layer !== null && layer !== Object.prototype; ) {
     for (const name of Reflect.ownKeys(layer)) {
-      const value: unknown = Reflect.get(target, name);
-      if (name === 'constructor' || name in guarded || typeof value !== 'function') continue;
+      if (name === 'constructor' || name in guarded || typeof Reflect.get(target, name) !== 'function') continue;
       guarded[name] = (...args: unknown[]) => {
         let result: unknown;
         try {
-          result = value.apply(target, args);
+          // Looked up at each call: a method replaced on the store later (a test's spy) is the one called.
+          result = Reflect.apply(Reflect.get(target, name) as (...a: unknown[]) => unknown, target, args);
         } catch (error) {
           throw unavailable(error);
         }
