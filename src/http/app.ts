@@ -176,6 +176,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
       ? undefined
       : new FastLane(base, {
           maxUrlBytes,
+          keys: options.keys,
           commonHeaders: Object.entries(COMMON_HEADERS).flat(),
           observability,
         });

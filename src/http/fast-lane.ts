@@ -28,6 +28,12 @@ import { newRequestId } from './request-id.js';
 
 export interface FastLaneOptions {
   readonly maxUrlBytes: number;
+  /**
+   * The key store itself, not its guard (guard-store.ts): the lane only asks what it remembers
+   * (connection-keys.ts) and hands the request to the route on any throw, so the guard's wrapper
+   * would only cost every cached answer its call.
+   */
+  readonly keys: RouteDependencies['keys'];
   /** The headers every answer carries (app.ts), as name/value pairs. */
   readonly commonHeaders: readonly string[];
   /** The routes' request lines and metrics, which the lane's answers share. */
@@ -58,7 +64,7 @@ export class FastLane {
     private readonly deps: Omit<RouteDependencies, 'lane'>,
     private readonly options: FastLaneOptions,
   ) {
-    this.#connectionKeys = new ConnectionKeys(deps.keys, deps.clock);
+    this.#connectionKeys = new ConnectionKeys(options.keys, deps.clock);
   }
 
   /** An operation's path and its remembered parameters (shared with its route). */

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   createHarness,
@@ -7,7 +8,7 @@ import {
 } from '../../test/api-harness.js';
 import type { AccessLevel } from '../query/context.js';
 import { createApiKey } from './api-keys.js';
-import { createRateLimiter, memoryRateLimitStore, type RateLimitWindow } from './rate-limit.js';
+import { createRateLimiter, integerText, memoryRateLimitStore, type RateLimitWindow } from './rate-limit.js';
 
 const URL = '/api/epi?date=20250227';
 const DEFAULT_POLICY = '"per-second";q=10;w=1, "per-minute";q=60;w=60';
@@ -190,5 +191,23 @@ describe('rate limits', () => {
       { window: 'per-second', key: id },
       { window: 'per-minute', key: id },
     ]);
+  });
+});
+
+describe('integerText', () => {
+  it('writes any whole number >= 0 as String does', () => {
+    fc.assert(
+      fc.property(fc.maxSafeNat(), (n) => {
+        expect(integerText(n)).toBe(String(n));
+      }),
+      { numRuns: 2_000 },
+    );
+    for (const n of [0, 7, 999, 1000, 1001, 60_000_000, 999_999_999, Number.MAX_SAFE_INTEGER]) {
+      expect(integerText(n)).toBe(String(n));
+    }
+  });
+
+  it('falls back to String for what is not a whole number >= 0', () => {
+    for (const n of [-1, 1.5, Number.POSITIVE_INFINITY, Number.NaN]) expect(integerText(n)).toBe(String(n));
   });
 });
