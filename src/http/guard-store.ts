@@ -13,7 +13,8 @@ export function guardStore<T extends object>(target: T): T {
   const guarded: Record<PropertyKey, unknown> = {};
   for (let layer: object | null = target; layer !== null && layer !== Object.prototype; ) {
     for (const name of Reflect.ownKeys(layer)) {
-      if (name === 'constructor' || name in guarded || typeof Reflect.get(target, name) !== 'function') continue;
+      if (name === 'constructor' || name in guarded || typeof Reflect.get(target, name) !== 'function')
+        continue;
       guarded[name] = (...args: unknown[]) => {
         let result: unknown;
         try {
