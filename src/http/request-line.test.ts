@@ -119,6 +119,25 @@ describe('the request line', () => {
     }
   });
 
+  it('follows the level set after the writer was made, both ways', () => {
+    const write = requestLineWriter(app.log);
+    try {
+      app.log.level = 'warn';
+      write(ordinary);
+      expect(output).toHaveLength(0);
+      app.log.level = 'info';
+      write(ordinary);
+      expect(output).toHaveLength(1);
+      app.log.level = 'error';
+      write(ordinary);
+      app.log.level = 'debug';
+      write(ordinary);
+      expect(output).toHaveLength(2);
+    } finally {
+      app.log.level = 'info';
+    }
+  });
+
   it('leaves a logger whose settings change the line to pino', () => {
     const prefixed = app.log.child({}, { msgPrefix: '[api] ' });
     requestLineWriter(prefixed)(ordinary);
