@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
+import { jsonString } from '../format/records.js';
 
 /**
  * The request line: one JSON line per answered request, written at info (at error for a 5xx).
@@ -101,7 +102,7 @@ function directWriter(log: FastifyBaseLogger): ((line: RequestLine) => void) | u
     // Only reqId (base64url), keyId (12 hex digits), operation and method (the route's own) are
     // written without escaping; the URL, whatever the client sent, is escaped as pino escapes it.
     stream.write(
-      `${prefix}${time.call(logger)}${chindings},"reqId":"${line.reqId}","keyId":${quoted(line.keyId)},"operation":"${line.operation}","method":${quoted(line.method)},"url":${jsonString(line.url)},"status":${line.status},"durationMs":${line.durationMs},"bytes":${line.bytes}${tail}`,
+      `${prefix}${time.call(logger)}${chindings},"reqId":"${line.reqId}","keyId":${quoted(line.keyId)},"operation":"${line.operation}","method":${quoted(line.method)},"url":${jsonUrl(line.url)},"status":${line.status},"durationMs":${line.durationMs},"bytes":${line.bytes}${tail}`,
     );
   };
 }
@@ -110,11 +111,7 @@ function quoted(text: string | null): string {
   return text === null ? 'null' : `"${text}"`;
 }
 
-/** Anything but what JSON.stringify never escapes (it escapes quotes, backslashes, control characters, lone surrogates). */
-const ESCAPED = /[^\x20\x21\x23-\x5b\x5d-\ud7ff\ue000-\uffff]/;
-
-/** JSON.stringify of a string, which a plain URL (nearly every one) passes through unchanged, for less. */
-function jsonString(text: string | null): string {
-  if (text === null) return 'null';
-  return ESCAPED.test(text) ? JSON.stringify(text) : `"${text}"`;
+/** JSON's string for the URL: Node hands the request target over as Latin-1 text, which jsonString escapes as JSON.stringify does. */
+function jsonUrl(url: string | null): string {
+  return url === null ? 'null' : jsonString(url);
 }
