@@ -51,7 +51,7 @@ describe('GET /readyz', () => {
     let notices: 'local' | 'lost' = store.changeNotices() === 'local' ? 'local' : 'lost';
     const app = buildApp({ reader: store.reader, keys: store.keys, changeNotices: () => notices });
     try {
-      // SQLite polls its own file: nothing to lose
+      // SQLite watches its own file: nothing to lose
       const ready = await app.inject('/readyz');
       expect(ready.statusCode).toBe(200);
       expect(ready.json()).toMatchObject({ status: 'ready', notices: 'local' });

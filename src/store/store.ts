@@ -361,8 +361,8 @@ export interface AppendNotice {
   readonly revisions: ReadonlyMap<string, number>;
   /**
    * Another process's commit announced by a notice (PostgreSQL NOTIFY): when the oldest notice
-   * this one answers was sent, on the writer's wall clock (ms). Absent for own commits and
-   * SQLite's polling.
+   * this one answers was sent, on the writer's wall clock (ms). Absent for own commits and for
+   * SQLite, which finds other processes' commits in its file itself.
    */
   readonly notifiedAtMs?: number;
 }
@@ -375,8 +375,9 @@ export interface MarketStore {
   readonly keys: KeyStore;
   /**
    * Called after each commit that added events: commits of this process at once, and, while a
-   * listener is registered, commits of other processes sharing the store within a short poll
-   * (SQLite: its data_version, checked every STORE_POLL_MS). Returns the unsubscribe function.
+   * listener is registered, commits of other processes sharing the store as soon as the store
+   * learns of them (SQLite: its WAL file changed, or the poll of its data_version every
+   * STORE_POLL_MS; PostgreSQL: NOTIFY). Returns the unsubscribe function.
    */
   onAppend(listener: (notice: AppendNotice) => void): () => void;
   /**
@@ -394,7 +395,7 @@ export interface MarketStore {
 }
 
 /**
- * How a store hears of other processes' commits. `local`: no connection to lose (SQLite polls
+ * How a store hears of other processes' commits. `local`: no connection to lose (SQLite watches
  * its own file). `listening`: PostgreSQL's LISTEN is established. `lost`: a listener is
  * registered but the LISTEN connection is not (yet, or again) established, so commits of others
  * are not seen until it is (answers of the current day may be stale). `idle`: no listener is

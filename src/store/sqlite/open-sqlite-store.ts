@@ -1,5 +1,14 @@
-import { accessSync, closeSync, constants, existsSync, openSync, readSync } from 'node:fs';
-import { dirname } from 'node:path';
+import {
+  accessSync,
+  closeSync,
+  constants,
+  existsSync,
+  type FSWatcher,
+  openSync,
+  readSync,
+  watch,
+} from 'node:fs';
+import { basename, dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { AppendNotice, MarketStore, MarketWriter } from '../store.js';
 import { StoreBusyError, StoreOpenError } from '../store-open-error.js';
@@ -13,8 +22,18 @@ import { startWalCheckpointThread, type WalCheckpointThread } from './wal-checkp
 
 export const MEMORY = ':memory:';
 
-/** How often a store with listeners looks for commits of other processes (PRAGMA data_version). */
+/**
+ * How often a store with listeners looks for commits of other processes (PRAGMA data_version)
+ * besides watching its WAL file: where the file system reports no changes, this is all it has.
+ */
 export const STORE_POLL_MS = 250;
+
+/**
+ * After the WAL file changed, more looks this much later, ms: a commit's last frame is written
+ * to the WAL just before the WAL index marks it committed, so the first look can come too
+ * early, and a writer descheduled in between takes longer. Each look is one cheap pragma.
+ */
+const LOOKS_AFTER_MS = [1, 10] as const;
 
 /** Default wait for another writer's lock (an ingest holds it for its whole transaction). */
 export const DEFAULT_LOCK_WAIT_MS = 30_000;
@@ -33,6 +52,8 @@ export interface SqliteStoreOptions {
    * (wal-checkpoint-thread.ts): for a store written on a thread that also serves requests.
    */
   readonly backgroundCheckpoints?: boolean;
+  /** How often to look for other processes' commits besides the file watch, ms (STORE_POLL_MS). */
+  readonly pollMs?: number;
 }
 
 /**
@@ -94,8 +115,12 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     return { version, added: version - since, dates: [...revisions.keys()].sort(), revisions };
   };
 
-  // Commits of other processes: data_version moves when another connection committed.
+  // Commits of other processes: data_version moves when another connection committed. Every
+  // commit writes the WAL file, so a watch on its directory (the WAL file comes and goes with
+  // the connections) tells at once, in practice within a millisecond; the poll is the fallback.
   let poll: NodeJS.Timeout | undefined;
+  let watcher: FSWatcher | undefined;
+  let followUp: NodeJS.Timeout | undefined;
   let dataVersion = 0;
   const look = () => {
     try {
@@ -108,15 +133,44 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
       // A store that cannot be read now is reported by the requests; the next look tries again.
     }
   };
-  const startPolling = () => {
+  const walName = `${basename(path)}-wal`;
+  const walChanged = (_event: string, name: string | Buffer | null) => {
+    // No name: the platform does not say which file changed, so it may be the WAL.
+    if (name !== null && String(name) !== walName) return;
+    look();
+    if (followUp === undefined) lookAgain(0);
+  };
+  const lookAgain = (step: number) => {
+    const delay = LOOKS_AFTER_MS[step];
+    if (delay === undefined) {
+      followUp = undefined;
+      return;
+    }
+    followUp = setTimeout(() => {
+      look();
+      lookAgain(step + 1);
+    }, delay).unref();
+  };
+  const startLooking = () => {
     if (!file || poll !== undefined) return;
     dataVersion = Number(reads.pragma('data_version', { simple: true }));
-    poll = setInterval(look, STORE_POLL_MS);
+    poll = setInterval(look, options.pollMs ?? STORE_POLL_MS);
     poll.unref();
+    try {
+      watcher = watch(dirname(path), { persistent: false }, walChanged);
+      // A watch that fails later (the directory removed) leaves the poll to do its work.
+      watcher.on('error', () => watcher?.close());
+    } catch {
+      // No change events on this file system: the poll alone.
+    }
   };
-  const stopPolling = () => {
+  const stopLooking = () => {
     if (poll !== undefined) clearInterval(poll);
     poll = undefined;
+    watcher?.close();
+    watcher = undefined;
+    if (followUp !== undefined) clearTimeout(followUp);
+    followUp = undefined;
   };
 
   const busy = busyTranslator(path, lockWaitMs);
@@ -137,10 +191,10 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
         },
     onAppend(listener) {
       listeners.add(listener);
-      startPolling();
+      startLooking();
       return () => {
         listeners.delete(listener);
-        if (listeners.size === 0) stopPolling();
+        if (listeners.size === 0) stopLooking();
       };
     },
     lookForCommits() {
@@ -148,7 +202,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     },
     changeNotices: () => 'local',
     async close() {
-      stopPolling();
+      stopLooking();
       listeners.clear();
       await checkpoints?.stop();
       if (writeDb?.inTransaction) writeDb.exec('ROLLBACK');

@@ -2,9 +2,9 @@ import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { EventConflictError } from '../event-conflict-error.js';
-import type { MarketStore } from '../store.js';
+import type { AppendNotice, MarketStore } from '../store.js';
 import { collect, dayOne, dayThree, dayTwo, describeMarketStore, snapshot } from '../store-contract.js';
 import { book, settle, trade } from '../store-contract-events.js';
 import { MIGRATIONS, migrate } from './migrations.js';
@@ -242,6 +242,35 @@ describe('sqlite store file', () => {
     expect(server.findKey('ffffffffffff')?.revokedAt).toBe('2025-04-01T00:00:00.000Z');
     cliDb.close();
     serverDb.close();
+  });
+
+  it("hears another process's commits as they write its WAL file, without waiting for the poll", async () => {
+    const path = freshFile();
+    await openSqliteStore(path).close(); // creates and migrates the file
+    // A poll of an hour: within this test only the watch on the WAL file can bring the notices.
+    const served = openSqliteStore(path, { readonly: true, pollMs: 3_600_000 });
+    const other = openSqliteStore(path);
+    const notices: AppendNotice[] = [];
+    const stop = served.onAppend((notice) => notices.push(notice));
+    try {
+      await other.writer.append(dayOne());
+      const first = dayOne().length;
+      await vi.waitFor(() => expect(notices.at(-1)?.version).toBe(first), { timeout: 5_000 });
+      await other.writer.append(dayTwo());
+      const second = first + dayTwo().length;
+      await vi.waitFor(() => expect(notices.at(-1)?.version).toBe(second), { timeout: 5_000 });
+      expect(notices.at(-1)).toMatchObject({ added: dayTwo().length, dates: [dayTwo()[0]?.date] });
+      // Without listeners the store stops watching: nothing more arrives.
+      stop();
+      const heard = notices.length;
+      await other.writer.append(dayThree());
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(notices).toHaveLength(heard);
+    } finally {
+      stop();
+      await served.close();
+      await other.close();
+    }
   });
 
   it('answers the queries from their indexes', async () => {
