@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 /**
  * `gridquote serve` as the HTTP benchmark runs it: the shipped program (dist/cli/main.js, built
  * by `npm run bench`), a process of its own with an empty environment (every setting at its
- * default, the request log included) but for --workers, its request log written to a file.
+ * default, the request log included) but for --workers and `env`, its request log written to a file.
  */
 
 const MAIN = join(fileURLToPath(new URL('../../', import.meta.url)), 'dist', 'cli', 'main.js');
@@ -29,6 +29,8 @@ export interface ServeOptions {
   readonly execArgv?: readonly string[];
   /** More serve flags (the cluster benchmark: --redis, --replay-clock). */
   readonly args?: readonly string[];
+  /** Settings that have no flag (the stream benchmark's streams per key). */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 export async function startServe(options: ServeOptions): Promise<ServeProcess> {
@@ -48,7 +50,7 @@ export async function startServe(options: ServeOptions): Promise<ServeProcess> {
       String(options.workers),
       ...(options.args ?? []),
     ],
-    { env: {}, stdio: ['ignore', log, 'pipe'] },
+    { env: { ...options.env }, stdio: ['ignore', log, 'pipe'] },
   );
   // The child holds its own copy of the descriptor.
   closeSync(log);

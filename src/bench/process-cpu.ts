@@ -66,6 +66,20 @@ export function peakRssBytes(pid: number): number[] {
   });
 }
 
+/** Resident memory (VmRSS) of the process and its children now, bytes. */
+export function processTreeRssBytes(pid: number): number {
+  let bytes = 0;
+  for (const one of [pid, ...childrenOf(pid)]) {
+    try {
+      const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${one}/status`, 'utf8'));
+      bytes += Number(match?.[1] ?? 0) * 1024;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return bytes;
+}
+
 /** A thread's time on a CPU and waiting for one (runnable, not running), from /proc/<pid>/task/<tid>/schedstat: ns. */
 export interface ThreadSchedule {
   readonly runNs: number;

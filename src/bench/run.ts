@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg } from 'node:os';
+import { availableParallelism, cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_CLUSTER } from '../cli/cluster.js';
@@ -40,6 +40,10 @@ const LIVE_FLAGS = [
   ['--stream-duration S', 'seconds measured per count (default 10)'],
   ['--stream-clients N', 'client processes opening the streams (default 4)'],
   ['--stream-catchup N', 'events of the live day stored before the streams connect (default 1500)'],
+  [
+    '--stream-workers N',
+    "also the largest count on `serve --workers N` beside the demo's exchange (default: the cores; 1 skips it)",
+  ],
 ] as const;
 
 const USAGE = [
@@ -130,6 +134,7 @@ async function streamLatency(): Promise<void> {
     speed: flag('--live-speed', 120),
     tickMs: flag('--live-tick', 50),
     catchUpEvents: flag('--stream-catchup', 1_500),
+    serveWorkers: flag('--stream-workers', availableParallelism()),
   });
   const section = streamSection(result);
   process.stderr.write(`${section}\n`);

@@ -3,6 +3,7 @@ import { cpus, loadavg, setPriority } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type FanOutFloor, measureFanOutFloor } from './fan-out-floor.js';
+import type { FanOutReport } from './fan-out-recorder.js';
 import {
   type Child,
   type ChildStats,
@@ -10,9 +11,10 @@ import {
   type ServerChildConfig,
   startChild,
 } from './http-child.js';
+import { startServe } from './http-serve.js';
 import { LatencyHistogram, nowNs, nsToMs } from './latency-histogram.js';
 import { formatCount, formatMiB, removeDatabase } from './measure.js';
-import { mainThreadSchedule, processTreeCpuMicros } from './process-cpu.js';
+import { mainThreadSchedule, processTreeCpuMicros, processTreeRssBytes } from './process-cpu.js';
 import type {
   StreamClientCommand,
   StreamClientConfig,
@@ -50,6 +52,11 @@ export interface StreamBenchOptions {
   readonly tickMs: number;
   /** Events of the live day stored before the streams connect (what each catches up on). */
   readonly catchUpEvents: number;
+  /**
+   * `gridquote serve --workers N` beside the demo's exchange (in a process of its own, on the same
+   * SQLite file), with the largest stream count: the fan-out on every core. 1: not measured.
+   */
+  readonly serveWorkers: number;
 }
 
 export interface StreamRun {
@@ -98,10 +105,30 @@ export interface StreamRun {
   readonly floor: FanOutFloor;
 }
 
+/** The same streams on `gridquote serve --workers N`, the demo's exchange writing in another process. */
+export interface WorkersRun {
+  readonly streams: number;
+  readonly workers: number;
+  readonly received: number;
+  readonly outside: number;
+  readonly lost: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly maxMs: number;
+  /** serve's processes (primary and workers) while measuring, per event delivered: µs; their CPU share. */
+  readonly cpuPerEventUs: number;
+  readonly serverCores: number;
+  readonly clientCores: number;
+  /** Resident memory of serve's processes once the streams were open. */
+  readonly rssBytes: number;
+  readonly load: readonly number[];
+}
+
 export interface StreamBenchResult {
   readonly machine: string;
   readonly options: StreamBenchOptions;
   readonly runs: readonly StreamRun[];
+  readonly workersRun: WorkersRun | undefined;
 }
 
 const HISTORY_DAYS = 10;
@@ -131,94 +158,51 @@ export async function benchStreams(options: StreamBenchOptions): Promise<StreamB
     );
     runs.push({ ...run, floor });
   }
-  return { machine, options, runs };
+  const largest = Math.max(...options.streams);
+  const workersRun = options.serveWorkers > 1 ? await runOnWorkers(options, largest) : undefined;
+  return { machine, options, runs, workersRun };
 }
 
 async function runStreams(options: StreamBenchOptions, streams: number): Promise<Omit<StreamRun, 'floor'>> {
   const load = [loadavg()[0] ?? 0];
   const db = join(options.directory, 'stream-bench.db');
-  removeDatabase(db);
   progress(
     `live demo at ${options.speed}x, a batch every ${options.tickMs} ms; ${streams} streams once the day holds ${options.catchUpEvents} events`,
   );
-  const config: ServerChildConfig = {
-    mode: 'live',
-    db,
-    historyDays: HISTORY_DAYS,
-    until: options.until,
-    seed: options.seed,
-    speed: options.speed,
-    tickMs: options.tickMs,
-    reportCommits: true,
-    streamsPerKey: streams + 10,
-    traceFanOut: true,
-  };
-  const commits: CommitMessage[] = [];
-  const server = await startChild('./http-server-child.js', [JSON.stringify(config)], {
-    stdout: 'ignore',
-    onMessage: (message) => {
-      if (typeof message === 'object' && message !== null && 'type' in message && message.type === 'commit') {
-        commits.push(message as CommitMessage);
-      }
-    },
-  });
+  const { server, commits } = await startLiveDemo(options, db, streams + 10, true);
   const clients: ChildProcess[] = [];
   try {
-    const start = (await server.stats()).storeVersion ?? 0;
-    while (((await server.stats()).storeVersion ?? 0) - start < options.catchUpEvents) await sleep(250);
     const before = await server.stats();
     const connectCpu = processTreeCpuMicros(server.pid);
     const connectStart = performance.now();
-    const per = Math.ceil(streams / options.clients);
-    for (let index = 0; index < options.clients && index * per < streams; index++) {
-      clients.push(startClient(server, Math.min(per, streams - index * per)));
-    }
-    await Promise.all(clients.map((client) => reportOf(client, 'open')));
+    clients.push(...(await openStreams(server.ready.url, server.ready.key ?? '', streams, options.clients)));
     await sleep(SETTLE_MS);
     const connectMs = performance.now() - connectStart;
     const connectCpuPerStreamUs = (processTreeCpuMicros(server.pid) - connectCpu) / streams;
     const open = await server.stats();
     load.push(loadavg()[0] ?? 0);
 
-    const fence = commits.length;
-    const startNs = nowNs();
-    const serverCpu = processTreeCpuMicros(server.pid);
-    const serverBefore = mainThreadSchedule(server.pid);
-    server.startFanOut();
-    for (const client of clients) client.send({ type: 'start' } satisfies StreamClientCommand);
-    await sleep(options.seconds * 1000);
-    const wallUs = nsToMs(nowNs() - startNs) * 1000;
-    const usedUs = processTreeCpuMicros(server.pid) - serverCpu;
-    const serverAfter = mainThreadSchedule(server.pid);
-    // Events committed in the last moments may not have reached every stream yet: not measured.
-    await sleep(500);
-    const fanOut = await server.stopFanOut();
+    let serverBefore: ReturnType<typeof mainThreadSchedule>;
+    let serverAfter: ReturnType<typeof mainThreadSchedule>;
+    let fanOut: FanOutReport | undefined;
+    const measured = await measureWindow(options.seconds, commits, clients, server.pid, {
+      start: () => {
+        serverBefore = mainThreadSchedule(server.pid);
+        server.startFanOut();
+      },
+      end: () => {
+        serverAfter = mainThreadSchedule(server.pid);
+      },
+      settled: async () => {
+        fanOut = await server.stopFanOut();
+      },
+    });
+    if (fanOut === undefined) throw new Error('the fan-out trace did not arrive');
+    const { histogram, received, outside, lost, clientUs, bytes, window, wallUs, usedUs } = measured;
     const writes = new LatencyHistogram();
     writes.merge(fanOut.buckets);
     const starts = new LatencyHistogram();
     starts.merge(fanOut.startBuckets);
-    const window: CommitMessage[] = commits
-      .slice(Math.max(0, fence - 1))
-      .filter((commit) => BigInt(commit.atNs) < startNs + BigInt(Math.round(wallUs * 1000)));
-    const reports = clients.map((client) => reportOf(client, 'latencies'));
-    const fenced: WindowCommit[] = window.map(({ lastDate, lastSeq, atNs }) => ({ lastDate, lastSeq, atNs }));
-    for (const client of clients)
-      client.send({ type: 'stop', commits: fenced } satisfies StreamClientCommand);
-    const histogram = new LatencyHistogram();
-    let received = 0;
-    let outside = 0;
-    let lost = 0;
-    let clientUs = 0;
-    let bytes = 0;
-    for (const report of await Promise.all(reports)) {
-      if (report.type !== 'latencies') continue;
-      bytes += report.bytes;
-      histogram.merge(report.buckets);
-      received += report.received;
-      outside += report.outside;
-      lost += report.lost;
-      clientUs += report.cpuUs;
-    }
     load.push(loadavg()[0] ?? 0);
     const run: Omit<StreamRun, 'floor'> = {
       writeP50Ms: writes.percentile(50),
@@ -273,13 +257,183 @@ async function runStreams(options: StreamBenchOptions, streams: number): Promise
   }
 }
 
-function startClient(server: Child, streams: number): ChildProcess {
-  const config: StreamClientConfig = {
-    url: server.ready.url,
-    paths: PATHS,
-    streams,
-    key: server.ready.key ?? '',
+/**
+ * The live demo as the writer (http-server-child.ts), seeded, reporting its commits; resolves
+ * once its live day holds `catchUpEvents` events.
+ */
+async function startLiveDemo(
+  options: StreamBenchOptions,
+  db: string,
+  streamsPerKey: number,
+  traceFanOut: boolean,
+): Promise<{ server: Child; commits: CommitMessage[] }> {
+  removeDatabase(db);
+  const config: ServerChildConfig = {
+    mode: 'live',
+    db,
+    historyDays: HISTORY_DAYS,
+    until: options.until,
+    seed: options.seed,
+    speed: options.speed,
+    tickMs: options.tickMs,
+    reportCommits: true,
+    streamsPerKey,
+    traceFanOut,
   };
+  const commits: CommitMessage[] = [];
+  const server = await startChild('./http-server-child.js', [JSON.stringify(config)], {
+    stdout: 'ignore',
+    onMessage: (message) => {
+      if (typeof message === 'object' && message !== null && 'type' in message && message.type === 'commit') {
+        commits.push(message as CommitMessage);
+      }
+    },
+  });
+  try {
+    const start = (await server.stats()).storeVersion ?? 0;
+    while (((await server.stats()).storeVersion ?? 0) - start < options.catchUpEvents) await sleep(250);
+  } catch (error) {
+    await server.stop();
+    throw error;
+  }
+  return { server, commits };
+}
+
+/** `streams` streams opened by `clients` client processes; resolves once every one is open. */
+async function openStreams(
+  url: string,
+  key: string,
+  streams: number,
+  clients: number,
+): Promise<ChildProcess[]> {
+  const started: ChildProcess[] = [];
+  const per = Math.ceil(streams / clients);
+  for (let index = 0; index < clients && index * per < streams; index++) {
+    started.push(startClient(url, key, Math.min(per, streams - index * per)));
+  }
+  await Promise.all(started.map((client) => reportOf(client, 'open')));
+  return started;
+}
+
+/** What the clients received in one measured window, against the commits made in it. */
+interface Measured {
+  readonly histogram: LatencyHistogram;
+  readonly received: number;
+  readonly outside: number;
+  readonly lost: number;
+  readonly clientUs: number;
+  readonly bytes: number;
+  readonly window: readonly CommitMessage[];
+  readonly wallUs: number;
+  /** CPU of the server's process tree (`serverPid`) in the window: µs. */
+  readonly usedUs: number;
+}
+
+/**
+ * Measures `seconds` of deliveries: the clients note each event's receipt, the window's commits
+ * (from `commits`, which the writer keeps adding to) fence what counts. `hooks.start` runs as
+ * the window opens, `end` as it closes and `settled` after the last deliveries had time to land.
+ */
+async function measureWindow(
+  seconds: number,
+  commits: readonly CommitMessage[],
+  clients: readonly ChildProcess[],
+  serverPid: number,
+  hooks: { start?: () => void; end?: () => void; settled?: () => Promise<void> } = {},
+): Promise<Measured> {
+  const fence = commits.length;
+  const startNs = nowNs();
+  const serverCpu = processTreeCpuMicros(serverPid);
+  hooks.start?.();
+  for (const client of clients) client.send({ type: 'start' } satisfies StreamClientCommand);
+  await sleep(seconds * 1000);
+  const wallUs = nsToMs(nowNs() - startNs) * 1000;
+  const usedUs = processTreeCpuMicros(serverPid) - serverCpu;
+  hooks.end?.();
+  // Events committed in the last moments may not have reached every stream yet: not measured.
+  await sleep(500);
+  await hooks.settled?.();
+  const window: CommitMessage[] = commits
+    .slice(Math.max(0, fence - 1))
+    .filter((commit) => BigInt(commit.atNs) < startNs + BigInt(Math.round(wallUs * 1000)));
+  const reports = clients.map((client) => reportOf(client, 'latencies'));
+  const fenced: WindowCommit[] = window.map(({ lastDate, lastSeq, atNs }) => ({ lastDate, lastSeq, atNs }));
+  for (const client of clients) client.send({ type: 'stop', commits: fenced } satisfies StreamClientCommand);
+  const histogram = new LatencyHistogram();
+  let received = 0;
+  let outside = 0;
+  let lost = 0;
+  let clientUs = 0;
+  let bytes = 0;
+  for (const report of await Promise.all(reports)) {
+    if (report.type !== 'latencies') continue;
+    bytes += report.bytes;
+    histogram.merge(report.buckets);
+    received += report.received;
+    outside += report.outside;
+    lost += report.lost;
+    clientUs += report.cpuUs;
+  }
+  return { histogram, received, outside, lost, clientUs, bytes, window, wallUs, usedUs };
+}
+
+/**
+ * The largest count of streams on `gridquote serve --workers N` (every core), reading the SQLite
+ * file the demo's exchange writes in its own process: each worker hears a commit from the WAL
+ * file, reads the new events and fans them out to its share of the streams.
+ */
+async function runOnWorkers(options: StreamBenchOptions, streams: number): Promise<WorkersRun> {
+  const workers = options.serveWorkers;
+  const load = [loadavg()[0] ?? 0];
+  const db = join(options.directory, 'stream-bench.db');
+  progress(`live demo writing, ${streams} streams on gridquote serve --workers ${workers} of the same store`);
+  const { server: writer, commits } = await startLiveDemo(options, db, 10, false);
+  const clients: ChildProcess[] = [];
+  let serve: Awaited<ReturnType<typeof startServe>> | undefined;
+  try {
+    serve = await startServe({
+      db,
+      workers,
+      logPath: join(options.directory, 'stream-serve.log'),
+      // A worker gets about its share of the streams; the cap is per process.
+      env: { GRIDQUOTE_STREAMS_PER_KEY: String(streams + 10) },
+    });
+    clients.push(...(await openStreams(serve.url, writer.ready.key ?? '', streams, options.clients)));
+    await sleep(SETTLE_MS);
+    const rssBytes = processTreeRssBytes(serve.pid);
+    load.push(loadavg()[0] ?? 0);
+    const measured = await measureWindow(options.seconds, commits, clients, serve.pid);
+    load.push(loadavg()[0] ?? 0);
+    const { histogram, received, wallUs, usedUs, clientUs } = measured;
+    const run: WorkersRun = {
+      streams,
+      workers,
+      received,
+      outside: measured.outside,
+      lost: measured.lost,
+      p50Ms: histogram.percentile(50),
+      p99Ms: histogram.percentile(99),
+      maxMs: histogram.max,
+      cpuPerEventUs: usedUs / Math.max(1, received),
+      serverCores: usedUs / wallUs,
+      clientCores: clientUs / wallUs,
+      rssBytes,
+      load,
+    };
+    progress(
+      `  ${streams} streams on ${workers} workers: commit to receipt p50 ${run.p50Ms.toFixed(2)} ms, p99 ${run.p99Ms.toFixed(2)} ms, max ${run.maxMs.toFixed(2)} ms over ${formatCount(histogram.count)} deliveries; serve ${run.cpuPerEventUs.toFixed(1)} µs CPU per delivered event (${run.serverCores.toFixed(2)} cores), clients ${run.clientCores.toFixed(2)} cores; RSS ${formatMiB(rssBytes)}`,
+    );
+    return run;
+  } finally {
+    for (const client of clients) client.kill();
+    await serve?.stop();
+    await writer.stop();
+    removeDatabase(db);
+  }
+}
+
+function startClient(url: string, key: string, streams: number): ChildProcess {
+  const config: StreamClientConfig = { url, paths: PATHS, streams, key };
   const child = fork(
     fileURLToPath(new URL('./stream-client-child.js', import.meta.url)),
     [JSON.stringify(config)],
@@ -335,15 +489,33 @@ export function streamSection(result: StreamBenchResult): string {
       (run) =>
         `| ${formatCount(run.streams)} | ${formatCount(run.received - run.outside)} | ${run.p50Ms.toFixed(1)} | ${run.p99Ms.toFixed(1)} | ${run.maxMs.toFixed(1)} | ${run.floor.p50Ms.toFixed(1)} / ${run.floor.p99Ms.toFixed(1)} | ${(run.p99Ms / run.floor.p99Ms).toFixed(2)} x | ${run.fanOutStartP50Ms.toFixed(2)} / ${run.fanOutStartP99Ms.toFixed(2)} | ${run.writeP50Ms.toFixed(1)} / ${run.writeP99Ms.toFixed(1)} | ${run.perWriteUs.toFixed(1)} (${run.floor.perWriteUs.toFixed(1)}) | ${formatMs(run.serverWaitMs)} | ${run.cpuPerEventUs.toFixed(1)} | ${run.serverCores.toFixed(2)} | ${run.clientCores.toFixed(2)} | ${formatCount(Math.round(run.connectCpuPerStreamUs))} | ${mib(run.before.rssBytes)} → ${mib(run.open.rssBytes)} | ${mib(run.before.heapUsedBytes)} → ${mib(run.open.heapUsedBytes)} |`,
     ),
+    ...workersLines(result.workersRun),
     '',
-    `Lost streams: ${result.runs.map((run) => `${run.lost} of ${run.streams}`).join(', ')}. Target: p99 under 10 ms with ${formatCount(Math.max(...options.streams))} streams on loopback: ${verdict(result)}.`,
+    `Lost streams: ${[...result.runs, ...(result.workersRun ? [result.workersRun] : [])].map((run) => `${run.lost} of ${run.streams}`).join(', ')}. Target: p99 under 10 ms with ${formatCount(Math.max(...options.streams))} streams on loopback: ${verdict(result)}.`,
     '',
-    'Reproduce: `npm run bench -- --stream-only` (`--stream-counts 100,1000`, `--stream-duration S`, `--stream-clients N`, `--stream-catchup EVENTS`).',
+    'Reproduce: `npm run bench -- --stream-only` (`--stream-counts 100,1000`, `--stream-duration S`, `--stream-clients N`, `--stream-catchup EVENTS`, `--stream-workers N`).',
   ].join('\n');
 }
 
 function verdict(result: StreamBenchResult): string {
   const largest = result.runs.at(-1);
   if (largest === undefined) return 'no run';
-  return `${largest.p99Ms.toFixed(1)} ms (${largest.p99Ms < 10 ? 'met' : 'NOT met'})`;
+  const met = (p99Ms: number) => `${p99Ms.toFixed(1)} ms (${p99Ms < 10 ? 'met' : 'NOT met'})`;
+  const { workersRun } = result;
+  const onWorkers =
+    workersRun === undefined ? '' : `; on \`serve --workers ${workersRun.workers}\` ${met(workersRun.p99Ms)}`;
+  return `the demo's one process ${met(largest.p99Ms)}${onWorkers}`;
+}
+
+/** The run on `serve --workers N`, as a paragraph and a one-row table. */
+function workersLines(run: WorkersRun | undefined): string[] {
+  if (run === undefined) return [];
+  return [
+    '',
+    `The same ${formatCount(run.streams)} streams on \`gridquote serve --workers ${run.workers}\` (every core, each worker a process with its share of the streams), the demo's exchange writing in its own process to the same SQLite file: each worker hears a commit from the store's WAL file, reads the new events and fans them out. The same clients, paths, catch-up and commit instants as above; the server columns count serve's processes (primary and workers). Load average (1 min): ${run.load.map((value) => value.toFixed(1)).join(' → ')}.`,
+    '',
+    '| streams | serve workers | deliveries | p50 ms | p99 ms | max ms | server CPU µs / delivered event | server cores | client cores | RSS of serve with streams |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    `| ${formatCount(run.streams)} | ${run.workers} | ${formatCount(run.received - run.outside)} | ${run.p50Ms.toFixed(1)} | ${run.p99Ms.toFixed(1)} | ${run.maxMs.toFixed(1)} | ${run.cpuPerEventUs.toFixed(1)} | ${run.serverCores.toFixed(2)} | ${run.clientCores.toFixed(2)} | ${formatMiB(run.rssBytes)} |`,
+  ];
 }
