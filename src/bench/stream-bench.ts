@@ -37,7 +37,8 @@ import type {
  * up and reading, on the cores they share with the server. They run at the lowest priority
  * (nice 19), so that a client woken by a write takes the other core, or waits, rather than
  * preempting the server in the middle of a fan-out; how long the serving thread still waited for
- * a core is reported.
+ * a core is reported. With `serveWorkers` > 1 the largest count runs once more on `gridquote serve
+ * --workers N`, reading the file the demo's exchange writes from its own process (runOnWorkers).
  */
 
 export interface StreamBenchOptions {

@@ -117,7 +117,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
 
   // Commits of other processes: data_version moves when another connection committed. Every
   // commit writes the WAL file, so a watch on its directory (the WAL file comes and goes with
-  // the connections) tells at once, in practice within a millisecond; the poll is the fallback.
+  // the connections) tells at once, in practice within milliseconds; the poll is the fallback.
   let poll: NodeJS.Timeout | undefined;
   let watcher: FSWatcher | undefined;
   let followUp: NodeJS.Timeout | undefined;
