@@ -2,6 +2,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { cpus, loadavg, setPriority } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { measureCommitNotices, type NoticeResult } from './commit-notice.js';
 import { type FanOutFloor, measureFanOutFloor } from './fan-out-floor.js';
 import type { FanOutReport } from './fan-out-recorder.js';
 import {
@@ -123,6 +124,8 @@ export interface WorkersRun {
   /** Resident memory of serve's processes once the streams were open. */
   readonly rssBytes: number;
   readonly load: readonly number[];
+  /** How soon a store hears another process's commit, the first step of this case's path. */
+  readonly notices: NoticeResult;
 }
 
 export interface StreamBenchResult {
@@ -385,6 +388,10 @@ async function measureWindow(
  */
 async function runOnWorkers(options: StreamBenchOptions, streams: number): Promise<WorkersRun> {
   const workers = options.serveWorkers;
+  const notices = await measureCommitNotices(options.directory, options.until);
+  progress(
+    `  commit to notice in another process: p50 ${notices.p50Ms.toFixed(2)} ms, p99 ${notices.p99Ms.toFixed(2)} ms, max ${notices.maxMs.toFixed(2)} ms over ${notices.commits} commits (${notices.missed} missed)`,
+  );
   const load = [loadavg()[0] ?? 0];
   const db = join(options.directory, 'stream-bench.db');
   progress(`live demo writing, ${streams} streams on gridquote serve --workers ${workers} of the same store`);
@@ -420,6 +427,7 @@ async function runOnWorkers(options: StreamBenchOptions, streams: number): Promi
       clientCores: clientUs / wallUs,
       rssBytes,
       load,
+      notices,
     };
     progress(
       `  ${streams} streams on ${workers} workers: commit to receipt p50 ${run.p50Ms.toFixed(2)} ms, p99 ${run.p99Ms.toFixed(2)} ms, max ${run.maxMs.toFixed(2)} ms over ${formatCount(histogram.count)} deliveries; serve ${run.cpuPerEventUs.toFixed(1)} µs CPU per delivered event (${run.serverCores.toFixed(2)} cores), clients ${run.clientCores.toFixed(2)} cores; RSS ${formatMiB(rssBytes)}`,
@@ -511,6 +519,7 @@ function verdict(result: StreamBenchResult): string {
 /** The run on `serve --workers N`, as a paragraph and a one-row table. */
 function workersLines(run: WorkersRun | undefined): string[] {
   if (run === undefined) return [];
+  const { notices } = run;
   return [
     '',
     `The same ${formatCount(run.streams)} streams on \`gridquote serve --workers ${run.workers}\` (every core, each worker a process with its share of the streams), the demo's exchange writing in its own process to the same SQLite file: each worker hears a commit from the store's WAL file, reads the new events and fans them out. The same clients, paths, catch-up and commit instants as above; the server columns count serve's processes (primary and workers). Load average (1 min): ${run.load.map((value) => value.toFixed(1)).join(' → ')}.`,
@@ -518,5 +527,7 @@ function workersLines(run: WorkersRun | undefined): string[] {
     '| streams | serve workers | deliveries | p50 ms | p99 ms | max ms | server CPU µs / delivered event | server cores | client cores | RSS of serve with streams |',
     '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     `| ${formatCount(run.streams)} | ${run.workers} | ${formatCount(run.received - run.outside)} | ${run.p50Ms.toFixed(1)} | ${run.p99Ms.toFixed(1)} | ${run.maxMs.toFixed(1)} | ${run.cpuPerEventUs.toFixed(1)} | ${run.serverCores.toFixed(2)} | ${run.clientCores.toFixed(2)} | ${formatMiB(run.rssBytes)} |`,
+    '',
+    `Its first step alone, measured before it (commit-notice.ts): a process appending ${notices.commits} batches of ${notices.events} events ${notices.everyMs} ms apart to a SQLite file, another listening on its own store of the file, from the return of each append to the notice of its version: p50 ${notices.p50Ms.toFixed(2)} ms, p99 ${notices.p99Ms.toFixed(2)} ms, max ${notices.maxMs.toFixed(2)} ms${notices.missed > 0 ? `, ${notices.missed} never heard` : ''}.`,
   ];
 }
