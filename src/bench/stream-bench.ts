@@ -509,7 +509,7 @@ export function streamSection(result: StreamBenchResult): string {
 function verdict(result: StreamBenchResult): string {
   const largest = result.runs.at(-1);
   if (largest === undefined) return 'no run';
-  const met = (p99Ms: number) => `${p99Ms.toFixed(1)} ms (${p99Ms < 10 ? 'met' : 'NOT met'})`;
+  const met = (p99Ms: number) => `${p99Ms.toFixed(2)} ms (${p99Ms < 10 ? 'met' : 'NOT met'})`;
   const { workersRun } = result;
   const onWorkers =
     workersRun === undefined ? '' : `; on \`serve --workers ${workersRun.workers}\` ${met(workersRun.p99Ms)}`;
