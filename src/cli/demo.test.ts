@@ -1,8 +1,11 @@
+import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
+import { PROCESS_TEST_TIMEOUT_MS, spawnCli } from '../../test/cli-process.js';
 import { waitFor } from '../../test/wait-for.js';
 import { openStore } from '../store/open-store.js';
 import type { CliIo } from './cli-io.js';
@@ -200,4 +203,27 @@ describe('demo', () => {
       startDemo(io(), { db, port: 0, host: '127.0.0.1', days: 2, seed: 4, speed: 1 }),
     ).rejects.toThrow(/was not made by the demo with seed 4/);
   });
+
+  it(
+    'exits 1 with one line when its port is taken (a second npm start), not silently',
+    async () => {
+      const taken = createServer().listen(0, '127.0.0.1');
+      await once(taken, 'listening');
+      try {
+        const address = taken.address();
+        const port = typeof address === 'object' && address !== null ? address.port : 0;
+        const db = join(dir, 'port-taken.db');
+        const demo = spawnCli(['demo', '--db', db, '--port', String(port), '--days', '1']);
+        // The store's checkpoint thread is stopped as the failed start closes it: the process
+        // used to end while it waited for that thread, with code 13 and nothing said.
+        expect(await demo.exited).toBe(1);
+        expect(demo.stderr()).toMatch(
+          /^gridquote: listen EADDRINUSE: address already in use 127\.0\.0\.1:\d+$/m,
+        );
+      } finally {
+        taken.close();
+      }
+    },
+    PROCESS_TEST_TIMEOUT_MS,
+  );
 });

@@ -46,6 +46,9 @@ export function startWalCheckpointThread(path: string, onFailure: () => void): W
       if (!running) return;
       stopping = true;
       const exited = once(worker, 'exit').catch(() => undefined);
+      // Now the process waits for it: with nothing else left to keep it alive (a server that
+      // failed to listen), an unref'd worker let it end while this was awaited, exit code 13.
+      worker.ref();
       worker.postMessage('stop');
       await exited;
     },
