@@ -127,6 +127,31 @@ export interface Child {
   stopFanOut(): Promise<FanOutReport>;
 }
 
+/** A live server child's settings, but for the commits it always reports here. */
+export type LiveChildConfig = Omit<Extract<ServerChildConfig, { mode: 'live' }>, 'mode' | 'reportCommits'>;
+
+/**
+ * The live demo in a process of its own (http-server-child.ts), reporting each commit: they
+ * arrive in `commits` as they come, for the benches that time commit to answer or to receipt.
+ */
+export async function startLiveChild(
+  config: LiveChildConfig,
+): Promise<{ readonly child: Child; readonly commits: CommitMessage[] }> {
+  const commits: CommitMessage[] = [];
+  const full: ServerChildConfig = { ...config, mode: 'live', reportCommits: true };
+  const child = await startChild('./http-server-child.js', [JSON.stringify(full)], {
+    stdout: 'ignore',
+    onMessage: (message) => {
+      if (isCommit(message)) commits.push(message);
+    },
+  });
+  return { child, commits };
+}
+
+export function isCommit(message: unknown): message is CommitMessage {
+  return typeof message === 'object' && message !== null && 'type' in message && message.type === 'commit';
+}
+
 /** Forks a sibling script (e.g. './http-server-child.js'; a .ts one with the TypeScript loader in execArgv) and waits for its `ready`. */
 export async function startChild(
   script: string,

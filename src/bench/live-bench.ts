@@ -7,8 +7,9 @@ import {
   type BaselineConfig,
   type Child,
   type CommitMessage,
-  type ServerChildConfig,
+  isCommit,
   startChild,
+  startLiveChild,
 } from './http-child.js';
 import { fetchOnce } from './http-load.js';
 import { LatencyHistogram, noticeLatency, nowNs, nsToMs } from './latency-histogram.js';
@@ -165,8 +166,7 @@ async function startLiveServer(
   progress(
     `live demo (${ingest} ingest) at ${options.speed}x, a batch every ${options.tickMs} ms, on a ${HISTORY_DAYS}-day history`,
   );
-  const config: ServerChildConfig = {
-    mode: 'live',
+  const { child, commits } = await startLiveChild({
     db,
     historyDays: HISTORY_DAYS,
     until: options.until,
@@ -174,21 +174,9 @@ async function startLiveServer(
     speed: options.speed,
     ingest,
     tickMs: options.tickMs,
-    reportCommits: true,
-  };
-  const commits: CommitMessage[] = [];
-  const child = await startChild('./http-server-child.js', [JSON.stringify(config)], {
-    stdout: 'ignore',
-    onMessage: (message) => {
-      if (isCommit(message)) commits.push(message);
-    },
   });
   const headers = { authorization: `Bearer ${child.ready.key ?? ''}`, accept: 'application/json' };
   return { child, db, commits, headers };
-}
-
-function isCommit(message: unknown): message is CommitMessage {
-  return typeof message === 'object' && message !== null && 'type' in message && message.type === 'commit';
 }
 
 /** node:http sending one intraday snapshot's exact bytes to the same loads: what the generator and the machine allow. */

@@ -5,13 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { measureCommitNotices, type NoticeResult } from './commit-notice.js';
 import { type FanOutFloor, measureFanOutFloor } from './fan-out-floor.js';
 import type { FanOutReport } from './fan-out-recorder.js';
-import {
-  type Child,
-  type ChildStats,
-  type CommitMessage,
-  type ServerChildConfig,
-  startChild,
-} from './http-child.js';
+import { type Child, type ChildStats, type CommitMessage, startLiveChild } from './http-child.js';
 import { startServe } from './http-serve.js';
 import { LatencyHistogram, nowNs, nsToMs } from './latency-histogram.js';
 import { formatCount, formatMiB, removeDatabase } from './measure.js';
@@ -272,26 +266,15 @@ async function startLiveDemo(
   traceFanOut: boolean,
 ): Promise<{ server: Child; commits: CommitMessage[] }> {
   removeDatabase(db);
-  const config: ServerChildConfig = {
-    mode: 'live',
+  const { child: server, commits } = await startLiveChild({
     db,
     historyDays: HISTORY_DAYS,
     until: options.until,
     seed: options.seed,
     speed: options.speed,
     tickMs: options.tickMs,
-    reportCommits: true,
     streamsPerKey,
     traceFanOut,
-  };
-  const commits: CommitMessage[] = [];
-  const server = await startChild('./http-server-child.js', [JSON.stringify(config)], {
-    stdout: 'ignore',
-    onMessage: (message) => {
-      if (typeof message === 'object' && message !== null && 'type' in message && message.type === 'commit') {
-        commits.push(message as CommitMessage);
-      }
-    },
   });
   try {
     const start = (await server.stats()).storeVersion ?? 0;
