@@ -11,7 +11,9 @@ import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../../test/wait-for.js';
 import { testNatsUrl, testPostgresUrl, testRedisUrl } from '../config.js';
+import { openStore } from '../store/open-store.js';
 import { dropSchemas } from '../store/postgres/drop-schemas.js';
+import { schemaUrl } from '../store/postgres/schema-url.js';
 import { registerCluster } from './cluster.js';
 import { createProgram, runCli } from './run-cli.js';
 
@@ -134,6 +136,24 @@ describe('gridquote cluster: its arguments', () => {
       code: 1,
       stderr: expect.stringMatching(/^gridquote: cannot reach NATS at nats:\/\/127\.0\.0\.1:1: /),
     });
+  });
+
+  it.skipIf(!ready)('refuses a schema whose exchange another cluster or demo runs', async () => {
+    const name = `${NAME}_held`;
+    const holder = await openStore(await schemaUrl(PG_URL ?? '', name), { access: 'write', create: true });
+    try {
+      expect(await holder.claimExchange()).toBeDefined();
+      const args = ['--db', PG_URL ?? '', '--nats', NATS_URL ?? '', '--redis', REDIS_URL ?? ''];
+      expect(await cluster([...args, '--name', name, '--port', '0'])).toMatchObject({
+        code: 1,
+        stderr: expect.stringMatching(
+          /^gridquote: another cluster or demo is running the exchange on .*: stop it, or give this one a --name of its own\n$/,
+        ),
+      });
+    } finally {
+      await holder.close();
+      await dropSchemas(PG_URL ?? '', [name]);
+    }
   });
 });
 

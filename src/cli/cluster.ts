@@ -57,10 +57,31 @@ const KILL_AFTER_MS = 20_000;
  * unexpectedly is restarted (cluster-processes.ts). SIGINT or SIGTERM stops them all; exit 0.
  */
 export async function runCluster(io: CliIo, options: ClusterOptions): Promise<void> {
-  const log = (line: string) => io.stderr.write(`${line}\n`);
   // Every engine reachable before anything starts: one line naming the one that is not, exit 1.
   await checkNats(options.nats);
   const store = await prepareSchema(options.db, options.name);
+  // Held until the cluster stops: its feed is the schema's one exchange (MarketStore.claimExchange).
+  const claimed = await io.openStore(store, { access: 'write', create: true });
+  const exchange = await claimed.claimExchange().catch(async (error: unknown) => {
+    await claimed.close();
+    throw error;
+  });
+  if (exchange === undefined) {
+    await claimed.close();
+    throw new CliError(
+      `another cluster or demo is running the exchange on ${describeLocation(store)}: stop it, or give this one a --name of its own`,
+    );
+  }
+  try {
+    await runClaimedCluster(io, options, store);
+  } finally {
+    await claimed.close();
+  }
+}
+
+/** runCluster once the store's exchange is claimed. */
+async function runClaimedCluster(io: CliIo, options: ClusterOptions, store: string): Promise<void> {
+  const log = (line: string) => io.stderr.write(`${line}\n`);
   const seeded = await seedIfEmpty(io, { db: store, days: options.days, seed: options.seed });
   const prepared = await withStore(io, store, { access: 'write', create: true }, async (opened) => {
     // Just seeded, every day is whole; else an earlier run may have stopped inside the latest.

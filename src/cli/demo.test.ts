@@ -226,4 +226,30 @@ describe('demo', () => {
     },
     PROCESS_TEST_TIMEOUT_MS,
   );
+
+  it(
+    'refuses to run a second exchange on a store whose demo runs in another process, until that one is gone',
+    async () => {
+      const db = join(dir, 'shared.db');
+      const running = spawnCli(['demo', '--db', db, '--port', '0', '--days', '1']);
+      try {
+        await waitFor('the first demo live', () => /^live: /m.test(running.stderr()), {
+          timeoutMs: PROCESS_TEST_TIMEOUT_MS / 2,
+        });
+        const options = { db, port: 0, host: '127.0.0.1', days: 1, seed: 1, speed: 60 } as const;
+        // Else it would write the rest of the day the running one replays, and replay the next.
+        await expect(startDemo(io(), options)).rejects.toThrow(
+          /^another demo or cluster is running the exchange on .*shared\.db: stop it, or give this one a store of its own \(--db\)$/,
+        );
+        expect(running.running()).toBe(true);
+        // Its claim ends with the process, however it ends.
+        await running.kill();
+        const demo = await startDemo(io(), options);
+        await demo.stop();
+      } finally {
+        await running.kill();
+      }
+    },
+    PROCESS_TEST_TIMEOUT_MS,
+  );
 });

@@ -84,6 +84,13 @@ export async function startDemo(io: CliIo, options: DemoOptions): Promise<Runnin
   });
   let thread: IngestThread | undefined;
   try {
+    // Before the latest day is completed: that write is the exchange's (claimExchange).
+    const exchange = await server.store.claimExchange();
+    if (exchange === undefined) {
+      throw new CliError(
+        `another demo or cluster is running the exchange on ${describeLocation(options.db)}: stop it, or give this one a store of its own (--db)`,
+      );
+    }
     const keys = await demoKeys(server.store.keys, {
       db: options.db,
       rotate: options.newKeys === true,

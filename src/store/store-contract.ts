@@ -85,16 +85,21 @@ export function dayThree(): ValidatedEvent[] {
 
 /**
  * The suite over one adapter: `open` gives a fresh, empty store for each test (closed after it);
- * `cleanup` runs once after the whole suite (dropping a schema, removing files).
+ * `openPair`, where a location can be opened twice (not an in-memory store), two stores of one
+ * fresh location, as two processes would have them; `cleanup` runs once after the whole suite
+ * (dropping a schema, removing files).
  */
 export function describeMarketStore(
   name: string,
   open: () => MarketStore | Promise<MarketStore>,
-  cleanup?: () => void | Promise<void>,
+  options: {
+    readonly openPair?: () => Promise<readonly [MarketStore, MarketStore]>;
+    readonly cleanup?: () => void | Promise<void>;
+  } = {},
 ): void {
   describe(`market store contract: ${name}`, () => {
     afterAll(async () => {
-      await cleanup?.();
+      await options.cleanup?.();
     });
 
     let store: MarketStore;
@@ -938,6 +943,47 @@ export function describeMarketStore(
           faceValueMillis: 1_000_000n * BigInt(CENTS) * hours * 10n,
         });
       });
+    });
+
+    describe('exchange claim', () => {
+      it('is held by one claim at a time, and free again once released', async () => {
+        const claim = await store.claimExchange();
+        expect(claim).toBeDefined();
+        expect(await store.claimExchange()).toBeUndefined();
+        await claim?.release();
+        await claim?.release(); // twice is harmless
+        const again = await store.claimExchange();
+        expect(again).toBeDefined();
+        await again?.release();
+      });
+
+      // Only where a location opens twice: an in-memory store has no other store of it to refuse.
+      const { openPair } = options;
+      if (openPair !== undefined) {
+        it('is held against every other store of the location until released or closed, and only there', async () => {
+          const [first, second] = await openPair();
+          let secondOpen = true;
+          try {
+            const claim = await first.claimExchange();
+            expect(claim).toBeDefined();
+            expect(await second.claimExchange()).toBeUndefined();
+            // a store of another location has an exchange of its own
+            const elsewhere = await store.claimExchange();
+            expect(elsewhere).toBeDefined();
+            await elsewhere?.release();
+            await claim?.release();
+            expect(await second.claimExchange()).toBeDefined();
+            expect(await first.claimExchange()).toBeUndefined();
+            // closing a store ends its claim (as the end of its process does)
+            await second.close();
+            secondOpen = false;
+            expect(await first.claimExchange()).toBeDefined();
+          } finally {
+            if (secondOpen) await second.close();
+            await first.close();
+          }
+        });
+      }
     });
 
     describe('api keys', () => {

@@ -391,7 +391,21 @@ export interface MarketStore {
    * ChangeNotices. Driver-free, and cheap: it reads a flag.
    */
   changeNotices(): ChangeNotices;
+  /**
+   * Claims the store's simulated exchange for the caller (the demo, `gridquote cluster`): two
+   * exchanges on one store would each continue the history from a trading day of their own, and
+   * one would write the rest of the day the other is replaying. Undefined when it is claimed
+   * already, by any process or by this one; a claim lasts until released, the store is closed or
+   * the process ends (SQLite: a lock on a file beside the store; PostgreSQL: an advisory lock of
+   * the schema on a connection of its own).
+   */
+  claimExchange(): Promise<StoreClaim | undefined>;
   close(): Promise<void>;
+}
+
+/** A claim on a store (MarketStore.claimExchange). */
+export interface StoreClaim {
+  release(): Promise<void>;
 }
 
 /**

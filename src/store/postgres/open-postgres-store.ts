@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import type { AppendNotice, MarketStore } from '../store.js';
+import type { AppendNotice, MarketStore, StoreClaim } from '../store.js';
 import { StoreBusyError, StoreOpenError } from '../store-open-error.js';
+import { claimSchemaExchange } from './exchange-claim.js';
 import { checkSchema, migrate, SCHEMA_VERSION, schemaVersion } from './migrations.js';
 import { createPostgresEventLog } from './postgres-event-log.js';
 import { createPostgresKeyStore } from './postgres-keys.js';
@@ -112,6 +113,8 @@ export async function openPostgresStore(
         : error;
     });
   const readOnly = options.access === 'read' && options.migrate !== true;
+  /** Exchange claims not yet released, released at close. */
+  const claims = new Set<StoreClaim>();
 
   return {
     reader,
@@ -137,7 +140,20 @@ export async function openPostgresStore(
     // Commits of other processes arrive by LISTEN as they happen.
     lookForCommits() {},
     changeNotices: () => remote.state(),
+    async claimExchange() {
+      const claim = await claimSchemaExchange(base);
+      if (claim === undefined) return undefined;
+      claims.add(claim);
+      return {
+        async release() {
+          claims.delete(claim);
+          await claim.release();
+        },
+      };
+    },
     async close() {
+      await Promise.all([...claims].map((claim) => claim.release()));
+      claims.clear();
       listeners.clear();
       await remote.stop();
       // the pool's end() waits for every connection in use: an open batch's first

@@ -18,7 +18,13 @@ reportSkipped('PostgreSQL store tests');
 const schemas = testSchemas();
 
 describe.skipIf(TEST_PG_URL === undefined)('postgres', () => {
-  describeMarketStore('postgres', () => schemas.open());
+  describeMarketStore('postgres', () => schemas.open(), {
+    async openPair() {
+      const schema = schemas.name();
+      const first = await openPostgresStore(TEST_PG_URL ?? '', { schema, migrate: true });
+      return [first, await openPostgresStore(TEST_PG_URL ?? '', { schema })];
+    },
+  });
 });
 const D1 = '20250219';
 

@@ -10,8 +10,9 @@ import {
 } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import type { AppendNotice, MarketStore, MarketWriter } from '../store.js';
+import type { AppendNotice, MarketStore, MarketWriter, StoreClaim } from '../store.js';
 import { StoreBusyError, StoreOpenError } from '../store-open-error.js';
+import { claimFileExchange } from './exchange-claim.js';
 import { MIGRATIONS, migrate } from './migrations.js';
 import { createSqliteEventLog } from './sqlite-event-log.js';
 import { createSqliteKeyStore } from './sqlite-keys.js';
@@ -176,6 +177,8 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   const busy = busyTranslator(path, lockWaitMs);
   const refuse = readOnlyRefusal(path, options.purpose);
   const keys = createSqliteKeyStore(writeDb ?? reads);
+  /** This store's claim of the exchange, released at close; an in-memory store's is this alone. */
+  let exchange: StoreClaim | undefined;
   return {
     reader: promised(reader),
     writer: writeDb ? promisedWriter(createSqliteWriter(writeDb, announce), busy) : refusingWriter(refuse),
@@ -201,7 +204,21 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
       if (listeners.size > 0) look();
     },
     changeNotices: () => 'local',
+    async claimExchange() {
+      if (exchange !== undefined) return undefined;
+      const lock = file ? claimFileExchange(path) : { release: async () => undefined };
+      if (lock === undefined) return undefined;
+      const claim: StoreClaim = {
+        async release() {
+          if (exchange === claim) exchange = undefined;
+          await lock.release();
+        },
+      };
+      exchange = claim;
+      return claim;
+    },
     async close() {
+      await exchange?.release();
       stopLooking();
       listeners.clear();
       await checkpoints?.stop();

@@ -24,7 +24,12 @@ afterAll(() => {
 });
 
 describeMarketStore('sqlite in memory', () => openSqliteStore(MEMORY));
-describeMarketStore('sqlite file', () => openSqliteStore(freshFile()));
+describeMarketStore('sqlite file', () => openSqliteStore(freshFile()), {
+  async openPair() {
+    const path = freshFile();
+    return [openSqliteStore(path), openSqliteStore(path)];
+  },
+});
 
 describe('sqlite store file', () => {
   it('is created in WAL mode with every migration applied, and keeps its data', async () => {
