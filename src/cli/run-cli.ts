@@ -36,6 +36,7 @@ export async function runCli(
   } catch (error) {
     // commander has already printed its own message (help, version, usage errors)
     if (error instanceof CommanderError) return error.exitCode;
+    if (error instanceof ReportedElsewhere) return 1;
     // Settings are all checked at once: one line per problem, so one restart fixes them all.
     if (error instanceof ConfigError) {
       for (const problem of error.problems) stderr.write(oneLine(`config: ${problem}`));
@@ -45,6 +46,12 @@ export async function runCli(
     return 1;
   }
 }
+
+/**
+ * A failure another process says for this one (a serve worker's, which its primary reports once
+ * for all the workers): the exit code is 1 and nothing is printed here.
+ */
+export class ReportedElsewhere extends Error {}
 
 function describe(error: unknown): string {
   if (error instanceof Error) return error.message;

@@ -1,6 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import { EventEmitter } from 'node:events';
 import { startClusterRateLimitCounters } from '../http/rate-limit-cluster.js';
+import { ReportedElsewhere } from './run-cli.js';
 import { type DrainReport, runUntilSignal, SHUTDOWN_SIGNALS, type SignalSource } from './shutdown.js';
 
 /**
@@ -21,6 +22,12 @@ interface ListeningMessage {
 interface StoppedMessage {
   readonly type: 'gridquote-stopped';
   readonly forced: boolean;
+}
+
+/** Worker -> primary: the worker could not start, for this reason (it then exits 1). */
+interface FailedMessage {
+  readonly type: 'gridquote-failed';
+  readonly reason: string;
 }
 
 /** Primary -> worker: drain now (sent again: hurry, cut the connections). */
@@ -103,20 +110,27 @@ class WorkerPool {
     const worker = cluster.fork(this.env);
     this.workers.add(worker);
     let listening = false;
+    let failure: string | undefined;
     return new Promise<string>((resolve, reject) => {
-      worker.on('message', (message: ListeningMessage | StoppedMessage | { type?: unknown }) => {
-        if (message.type === 'gridquote-listening' && 'url' in message) {
-          listening = true;
-          resolve(message.url);
-        } else if (message.type === 'gridquote-stopped' && 'forced' in message && message.forced) {
-          this.forced = true;
-        }
-      });
+      worker.on(
+        'message',
+        (message: ListeningMessage | StoppedMessage | FailedMessage | { type?: unknown }) => {
+          if (message.type === 'gridquote-listening' && 'url' in message) {
+            listening = true;
+            resolve(message.url);
+          } else if (message.type === 'gridquote-failed' && 'reason' in message) {
+            failure = message.reason;
+          } else if (message.type === 'gridquote-stopped' && 'forced' in message && message.forced) {
+            this.forced = true;
+          }
+        },
+      );
       worker.on('exit', (code, signal) => {
         this.workers.delete(worker);
         const how = signal === null ? `code ${code}` : `signal ${signal}`;
         if (!listening) {
-          reject(new Error(`a server worker exited (${how}) before it was listening`));
+          // Every worker fails alike (the store, the port): the first reason is the one line said.
+          reject(new Error(failure ?? `a server worker exited (${how}) before it was listening`));
         } else if (!this.stopping) {
           // A crash of one worker must not leave the service a worker short for good.
           this.log(`worker ${worker.process.pid} exited (${how}); starting another`);
@@ -135,13 +149,19 @@ export function isServeWorker(): boolean {
 }
 
 /**
- * A worker that failed to start rethrows its error after letting go of the channel to the
- * primary, which would otherwise keep it alive: the CLI prints the error and the worker exits 1,
- * which tells the primary.
+ * A worker that failed to start gives its reason to the primary, which says it once for all the
+ * workers (each would otherwise print the same line), and lets go of the channel to the primary,
+ * which would otherwise keep it alive: it exits 1 without a word, which tells the primary.
  */
-export function releasePrimary(error: unknown): never {
+export async function releasePrimary(error: unknown): Promise<never> {
+  const send = process.send?.bind(process);
+  if (send === undefined) throw error;
+  const reason = error instanceof Error ? error.message : String(error);
+  await new Promise<void>((resolve) => {
+    send({ type: 'gridquote-failed', reason } satisfies FailedMessage, undefined, undefined, () => resolve());
+  });
   process.channel?.unref();
-  throw error;
+  throw new ReportedElsewhere(reason);
 }
 
 /** A worker tells the primary it listens. */

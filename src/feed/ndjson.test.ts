@@ -132,14 +132,24 @@ describe('NDJSON feed lines', () => {
 
   it('writes any message text as JSON would, escapes included', () => {
     fc.assert(
-      fc.property(fc.string({ unit: 'binary', minLength: 1, maxLength: 60 }), (text) => {
-        const event: FeedEvent = { type: 'message', ...BASE, market: 'au_gas', board: 'message_board', text };
-        const line = formatFeedEvent(event);
-        expect(line).toBe(
-          `{"type":"message","date":"20250219","seq":1,"time":"101500","market":"au_gas","board":"message_board","text":${JSON.stringify(text)}}`,
-        );
-        expect(parseFeedLine(line, 1)).toMatchObject({ ok: true, event: { text } });
-      }),
+      // any text a store can keep: NUL is refused (the table of refusals below)
+      fc.property(
+        fc.string({ unit: 'binary', minLength: 1, maxLength: 60 }).filter((text) => !text.includes('\0')),
+        (text) => {
+          const event: FeedEvent = {
+            type: 'message',
+            ...BASE,
+            market: 'au_gas',
+            board: 'message_board',
+            text,
+          };
+          const line = formatFeedEvent(event);
+          expect(line).toBe(
+            `{"type":"message","date":"20250219","seq":1,"time":"101500","market":"au_gas","board":"message_board","text":${JSON.stringify(text)}}`,
+          );
+          expect(parseFeedLine(line, 1)).toMatchObject({ ok: true, event: { text } });
+        },
+      ),
     );
   });
 
@@ -192,6 +202,25 @@ describe('NDJSON feed lines', () => {
     ['trade type', line({ ...TRADE, trade_type: 'X' }), 'trade_type must be one of N Z B E, got "X"'],
     ['block as text', line({ ...TRADE, block: 'yes' }), 'block must be true or false, got "yes"'],
     ['empty group', line({ ...TRADE, group: '' }), /group must be a non-empty string/],
+    // JSON can carry both; no store can keep them as they came (validate.ts NOT_STORABLE_TEXT)
+    [
+      'NUL in message text',
+      line({ type: 'message', ...BASE, market: 'au_gas', board: 'message_board', text: 'nul\u0000byte' }),
+      'text must be Unicode text without NUL characters or unpaired surrogates',
+    ],
+    [
+      'unpaired surrogate in a custom market',
+      line({
+        type: 'custom_market',
+        ...BASE,
+        market: 'au_gas',
+        contract: 'lone \ud800 half',
+        net: '1.00',
+        size: 1,
+        legs: [{ price: '1.00', ratio: '1.00' }],
+      }),
+      'contract must be Unicode text without NUL characters or unpaired surrogates',
+    ],
     ['unknown field', line({ ...TRADE, venue: 'screen' }), 'unknown field "venue" in a trade event'],
     ['missing field', line({ ...TRADE, volume: undefined }), 'missing field "volume"'],
     ['unknown type', line({ ...TRADE, type: 'quote' }), 'unknown event type "quote"'],

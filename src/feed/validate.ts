@@ -303,8 +303,18 @@ function checkText(field: string, value: unknown, maxLength: number): string {
   if (typeof value !== 'string' || value.length === 0 || value.length > maxLength) {
     throw new Invalid(`${field} must be a non-empty string of at most ${maxLength} characters`);
   }
+  if (NOT_STORABLE_TEXT.test(value)) {
+    throw new Invalid(`${field} must be Unicode text without NUL characters or unpaired surrogates`);
+  }
   return value;
 }
+
+/**
+ * What text cannot hold and still read back the same from every store: PostgreSQL refuses NUL,
+ * and an unpaired surrogate (JSON's "\ud800" alone) has no UTF-8 form, so each store would write
+ * something else for it (U+FFFD once, or three times).
+ */
+const NOT_STORABLE_TEXT = /\0|\p{Cs}/u;
 
 function checkMarket(value: unknown): string {
   if (typeof value !== 'string' || !isMarketCode(value)) {

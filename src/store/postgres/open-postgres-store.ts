@@ -41,6 +41,8 @@ export const DEFAULT_POOL_MAX = 10;
 export const DEFAULT_STATEMENT_TIMEOUT_MS = 5_000;
 const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
 const DEFAULT_LOCK_WAIT_MS = 30_000;
+/** How long after the statement timeout a read with no answer at all is given up (query_timeout). */
+const QUERY_TIMEOUT_MARGIN_MS = 1_000;
 
 /** The server cannot be reached (at start): one line naming it, never its password. */
 export class StoreUnreachableError extends StoreOpenError {}
@@ -70,8 +72,9 @@ export async function openPostgresStore(
     ...base,
     max: options.poolMax ?? DEFAULT_POOL_MAX,
     statement_timeout: statementTimeoutMs,
-    // the client side gives up too, should the server not even answer the cancel
-    query_timeout: statementTimeoutMs + connectTimeoutMs,
+    // The client gives up too, should the server not even answer (hung, or cut off without a
+    // reset): a live server cancels the statement itself at the timeout, and says so at once.
+    query_timeout: statementTimeoutMs + QUERY_TIMEOUT_MARGIN_MS,
     idleTimeoutMillis: 30_000,
   });
   const lockWaitMs = options.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS;

@@ -366,6 +366,47 @@ describe.skipIf(TEST_PG_URL === undefined)('postgres store losing its server', (
     }
   });
 
+  it('gives up on reads from a server that hangs instead of refusing, within its timeouts, and recovers', async () => {
+    const { proxy, url } = await proxyInFrontOf(TEST_PG_URL ?? 'postgres://localhost', 5432);
+    const timeouts = { statementTimeoutMs: 300, connectTimeoutMs: 500 };
+    const store = await openPostgresStore(url, {
+      schema: schemas.name(),
+      migrate: true,
+      poolMax: 2,
+      ...timeouts,
+    });
+    try {
+      await store.writer.append(dayOne());
+      // two idle connections in the pool, and more reads than it holds: some wait for a connection
+      await Promise.all([store.reader.dates(), store.reader.version()]);
+      proxy.freeze();
+      const reads = Array.from({ length: 6 }, async () => {
+        const started = Date.now();
+        const failed = await store.reader.dates().then(
+          () => false,
+          () => true,
+        );
+        return { failed, ms: Date.now() - started };
+      });
+      const settled = await Promise.all(reads);
+      expect(settled.every((read) => read.failed)).toBe(true);
+      // at worst: a wait for a connection, a connection that never opens, then the read's own
+      // timeout and its margin (QUERY_TIMEOUT_MARGIN_MS); slack for a busy machine
+      const bound = 2 * timeouts.connectTimeoutMs + timeouts.statementTimeoutMs + 1_000;
+      expect(Math.max(...settled.map((read) => read.ms))).toBeLessThan(bound + 2_000);
+      proxy.thaw();
+      await waitFor(
+        'the server answering again',
+        async () => (await store.reader.version().catch(() => -1)) === 27,
+      );
+      expect(await store.reader.dates()).toEqual([D1]);
+    } finally {
+      proxy.thaw();
+      await store.close();
+      await proxy.close();
+    }
+  });
+
   it('bounds every read by the statement timeout', async () => {
     const schema = schemas.name();
     const store = await openPostgresStore(TEST_PG_URL ?? '', {
