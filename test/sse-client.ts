@@ -67,6 +67,11 @@ export class SseClient {
     this.#response?.pause();
   }
 
+  /** Reads again after pause(). */
+  resume(): void {
+    this.#response?.resume();
+  }
+
   destroy(): void {
     this.#request.destroy();
     this.ended = true;

@@ -35,11 +35,20 @@ export interface StreamStart {
 const FLUSH_GRACE_MS = 2_000;
 
 /**
+ * Bytes a stream hands its socket ahead of the client, at most (and one write more): the rest
+ * waits in the stream's own queue, from which a slow consumer's backlog can still be dropped, so
+ * that its final error event is next in line after these, not after everything it left unread.
+ */
+const WRITE_AHEAD_BYTES = 64 * 1024;
+
+/**
  * One open event stream. It first catches up from the store page by page, paced by the client
  * (it waits for the socket to drain), then joins the hub for live events. Live events are never
- * held back for a slow client: once more than `queueBytes` wait unread (checked after each
- * commit's batch, so at most one batch more), the stream ends with an `error` event
- * (slow-consumer), so a stalled reader costs a bounded amount of memory.
+ * held back for a slow client: past WRITE_AHEAD_BYTES in the socket they wait in the stream's
+ * queue, and once more than `queueBytes` wait unread in all (checked after each commit's batch,
+ * so at most one batch more), the queue is dropped and the stream ends with an `error` event
+ * (slow-consumer) right behind what the socket holds: a stalled reader costs a bounded amount of
+ * memory, and a reader that is only slow still learns why its stream ended.
  */
 export class EventStream implements LiveSubscriber {
   #cursor: StreamPosition;
@@ -54,6 +63,12 @@ export class EventStream implements LiveSubscriber {
   /** Whether anything went out since the last heartbeat's turn: a stream that is talking needs none. */
   #sentSinceBeat = false;
   #drained: (() => void) | undefined;
+  /** What waits for the socket to drain (WRITE_AHEAD_BYTES), oldest first, and its size. */
+  #queue: (string | Buffer)[] = [];
+  #queuedBytes = 0;
+  readonly #onSocketDrain = () => this.#flush();
+  /** The connection's socket, kept: the response lets go of it before its 'close'. */
+  #socket: ServerResponse['socket'] = null;
 
   constructor(
     private readonly response: ServerResponse,
@@ -87,7 +102,10 @@ export class EventStream implements LiveSubscriber {
   open(): void {
     this.metrics.opened();
     this.response.on('close', () => this.#end());
-    this.response.on('drain', () => this.#drained?.());
+    // The socket's own: live frames may be written to it directly (writeFrames), which arms no
+    // 'drain' of the response.
+    this.#socket = this.response.socket;
+    this.#socket?.on('drain', this.#onSocketDrain);
     // A comment only after a heartbeat's time without anything else: a thousand streams of a busy
     // market would otherwise each write one at the same moment, in the way of the next commit.
     this.#heartbeat = setInterval(() => {
@@ -142,8 +160,10 @@ export class EventStream implements LiveSubscriber {
     this.#cursor = last;
     // Nothing for this stream: its queue has not grown since it was last checked.
     if (frames.count === 0) return 0;
-    // Live: nothing waits for 'drain' (the queue bound below applies), so straight to the socket.
-    writeFrames(this.response, frames);
+    // Live: nothing waits for 'drain' (the queue bound below applies), so straight to the socket
+    // unless it holds enough already.
+    if (this.#writesThrough()) writeFrames(this.response, frames);
+    else this.#enqueue(frames.bytes);
     this.#sentSinceBeat = true;
     this.metrics.sent(frames.count);
     this.#checkQueue();
@@ -175,7 +195,8 @@ export class EventStream implements LiveSubscriber {
         if (page.shared === true && this.#shareKey !== undefined)
           this.#sendShared(page.items, this.#shareKey);
         else this.#send(page.items);
-        if (this.response.writableNeedDrain) await this.#drain();
+        while (!this.#closed && (this.#queue.length > 0 || this.response.writableNeedDrain))
+          await this.#drain();
       }
     } catch (error) {
       this.fail(error);
@@ -245,11 +266,38 @@ export class EventStream implements LiveSubscriber {
 
   #write(text: string | Buffer): void {
     if (this.#closed) return;
-    this.response.write(text);
+    if (this.#writesThrough()) this.response.write(text);
+    else this.#enqueue(text);
+  }
+
+  /** Whether a write goes to the socket now: nothing queued before it, and room ahead of the client. */
+  #writesThrough(): boolean {
+    return this.#queue.length === 0 && this.response.writableLength < WRITE_AHEAD_BYTES;
+  }
+
+  #enqueue(chunk: string | Buffer): void {
+    this.#queue.push(chunk);
+    this.#queuedBytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
+  }
+
+  /** The socket drained: what waits goes to it, up to WRITE_AHEAD_BYTES (and one write more). */
+  #flush(): void {
+    if (this.#closed) return;
+    let sent = 0;
+    while (sent < this.#queue.length && this.response.writableLength < WRITE_AHEAD_BYTES) {
+      const chunk = this.#queue[sent++] as string | Buffer;
+      this.#queuedBytes -= typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
+      this.response.write(chunk);
+    }
+    this.#queue.splice(0, sent);
+    this.#drained?.();
   }
 
   #checkQueue(): void {
-    if (this.#closed || this.response.writableLength <= this.settings.queueBytes) return;
+    if (this.#closed || this.response.writableLength + this.#queuedBytes <= this.settings.queueBytes) return;
+    // Dropped unsent: the final event goes right behind what the socket holds.
+    this.#queue = [];
+    this.#queuedBytes = 0;
     this.metrics.dropped();
     this.closeWithProblem({
       code: 'slow-consumer',
@@ -269,6 +317,8 @@ export class EventStream implements LiveSubscriber {
   /** The connection closed (either side): release everything. */
   #end(): void {
     this.#closed = true;
+    this.#queue = [];
+    this.#socket?.off('drain', this.#onSocketDrain);
     this.hub.leave(this);
     clearInterval(this.#heartbeat);
     this.#drained?.();

@@ -16,13 +16,19 @@ export class StreamRegistry {
     return this.#streams.size;
   }
 
-  /** Takes one of the key's stream slots, or refuses with a 429; the release function gives it back once. */
-  reserve(keyId: string, cap: number): () => void {
+  /**
+   * Takes one of the key's stream slots, or refuses with a 429 whose Retry-After is the streams'
+   * own reconnection hint (`retryMs`): a client whose stream was cut holds its slot until the
+   * server notices, which a retry shortly after may find done. The release function gives the
+   * slot back once.
+   */
+  reserve(keyId: string, cap: number, retryMs: number): () => void {
     const open = this.#perKey.get(keyId) ?? 0;
     if (open >= cap) {
       throw new HttpProblem({
         code: 'rate-limited',
         detail: `this API key already has ${open} open streams, the most it may hold; close one first`,
+        headers: { 'retry-after': String(Math.max(1, Math.ceil(retryMs / 1000))) },
       });
     }
     this.#perKey.set(keyId, open + 1);

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { MESSAGES_TYPES, type MessagesType } from '../../query/messages.js';
-import { contractSelection } from '../../query/resolve.js';
+import { contractSelection, requireListed } from '../../query/resolve.js';
 import { TICKER_TYPES, type TickerType } from '../../query/ticker.js';
 import type { ApiKeyRecord } from '../../store/store.js';
 import { authenticate, refuse, usable } from '../auth.js';
@@ -160,7 +160,11 @@ async function openStream(deps: StreamDependencies, request: FastifyRequest, rep
       throw new HttpProblem({ code: 'not-acceptable', detail: 'this operation answers text/event-stream' });
     }
     const content = contentOf(values, key);
-    release = registry.reserve(key.id, options.perKey);
+    // As the ticker answers it: a well-formed code naming no listed contract is a 404, not a
+    // stream that would never carry anything.
+    const code = values.futures ?? values.options;
+    if (code !== undefined) await requireListed(deps.source.reader, code);
+    release = registry.reserve(key.id, options.perKey, options.retryMs);
     const lastEventId = headerValue(request.headers['last-event-id']) ?? values.last_event_id;
     const start = await startOf(deps.source, content, lastEventId, values.from);
     const headers = {

@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Validator } from '@seriousme/openapi-schema-validator';
@@ -123,6 +124,8 @@ describe('GET /api/stream: refusals before the stream starts', () => {
       ['/api/stream?futures=au_electricity&from=2500', {}, f.keys.historical, 400],
       ['/api/stream?futures=au_electricity&format=json', {}, f.keys.historical, 406],
       ['/api/stream?futures=ZZH', {}, f.keys.historical, 404],
+      // well-formed, but no listed contract: the ticker's 404, not a stream that stays silent
+      ['/api/stream?futures=BNZ2031', {}, f.keys.historical, 404],
       ['/api/stream?futures=au_electricity', {}, f.keys.end_of_day, 403],
       ['/api/stream?futures=au_electricity', { accept: 'application/json' }, f.keys.historical, 406],
     ];
@@ -160,6 +163,8 @@ describe('GET /api/stream: refusals before the stream starts', () => {
     await third.until('the refusal', (c) => c.ended);
     expect(third.status).toBe(429);
     expect(third.body).toContain('rate-limited');
+    // the streams' own reconnection hint (2 s by default), as every 429 carries one
+    expect(third.headers['retry-after']).toBe('2');
     // Another key is not affected.
     const other = await f.connect(`${base}/api/stream?publications=1`, {}, f.keys.end_of_day).started();
     expect(other.status).toBe(200);
@@ -529,6 +534,45 @@ describe('GET /api/stream: bounds', () => {
     // Let go long before the 80 MB the loop could ingest: what the socket buffers hold plus the
     // bound, not what the feed produces (on loopback it is the first 1 MB batch).
     expect(seq - 900_000).toBeLessThanOrEqual(20 * 250);
+  });
+
+  it("ends a slow reader's stream with its error event right behind what the socket holds, not after its backlog", async () => {
+    const f = await fixture();
+    const queueBytes = 1_048_576;
+    const { app, base } = await f.serve({ streams: { queueBytes } });
+    const sockets: Socket[] = [];
+    app.server.on('connection', (socket: Socket) => sockets.push(socket));
+    const client = await f
+      .connect(`${base}/api/stream?market=au_electricity&messages=message_board`)
+      .started();
+    await client.until('live', (c) => c.events.length > 0);
+    client.pause();
+    const text = 'x'.repeat(4_000);
+    let seq = 900_000;
+    for (let batch = 0; batch < 400; batch++) {
+      const events: FeedEvent[] = Array.from({ length: 25 }, () => ({
+        type: 'message',
+        date: LIVE,
+        seq: seq++,
+        time: '235900',
+        market: 'au_electricity',
+        board: 'message_board',
+        text,
+      }));
+      await ingestEvents(f.store.writer, events);
+      if ((await metric(app, 'gridquote_streams_dropped_slow_total')) === 1) break;
+    }
+    expect(await metric(app, 'gridquote_streams_dropped_slow_total')).toBe(1);
+    // In the server's own buffers ahead of the final event: the write-ahead (64 KiB) and one batch
+    // (25 messages, about 100 KB), not the 1 MiB backlog that was dropped.
+    const buffered = Math.max(...sockets.map((socket) => socket.writableLength));
+    expect(buffered).toBeLessThan(64 * 1024 + 110_000 + 1_000);
+    client.resume();
+    await client.until('the end', (c) => c.ended);
+    const last = client.events.at(-1);
+    expect(last?.event).toBe('error');
+    expect(JSON.parse(last?.data ?? '{}')).toMatchObject({ status: 503 });
+    expect(last?.data).toContain('slow-consumer');
   });
 
   it('closes streams at shutdown with a retry hint, without waiting for them', async () => {
