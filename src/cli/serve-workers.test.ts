@@ -221,34 +221,29 @@ describe('gridquote serve --workers 2', () => {
     });
   });
 
+  /** `serve --workers 2` expected not to start: its exit code and everything it said. */
+  async function failedStart(args: string[]): Promise<{ code: number | null; stderr: string }> {
+    const main = join(ROOT, 'src', 'cli', 'main.ts');
+    const child = spawn(process.execPath, ['--import', LOADER, main, 'serve', ...args, '--workers', '2'], {
+      env: { PATH: process.env.PATH ?? '' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    running.push(child);
+    let stderr = '';
+    child.stderr?.on('data', (chunk) => {
+      stderr += String(chunk);
+    });
+    const [code] = (await once(child, 'exit')) as [number | null];
+    return { code, stderr };
+  }
+
   it('exits 1 with one line when a worker cannot listen', async () => {
     const taken = createServer();
     taken.listen(0, '127.0.0.1');
     await once(taken, 'listening');
     try {
       const { port } = taken.address() as AddressInfo;
-      const child = spawn(
-        process.execPath,
-        [
-          '--import',
-          LOADER,
-          join(ROOT, 'src', 'cli', 'main.ts'),
-          'serve',
-          '--db',
-          db,
-          '--port',
-          String(port),
-          '--workers',
-          '2',
-        ],
-        { env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'ignore', 'pipe'] },
-      );
-      running.push(child);
-      let stderr = '';
-      child.stderr?.on('data', (chunk) => {
-        stderr += String(chunk);
-      });
-      const [code] = (await once(child, 'exit')) as [number | null];
+      const { code, stderr } = await failedStart(['--db', db, '--port', String(port)]);
       expect(code).toBe(1);
       // the workers' reason, said once by the primary: not once per worker and a line of its own
       // (the primary binds for the workers: Node words it "bind EADDRINUSE 127.0.0.1:<port>")
@@ -259,28 +254,12 @@ describe('gridquote serve --workers 2', () => {
   });
 
   it('exits 1 with one line when the workers cannot open the store', async () => {
-    const child = spawn(
-      process.execPath,
-      [
-        '--import',
-        LOADER,
-        join(ROOT, 'src', 'cli', 'main.ts'),
-        'serve',
-        '--db',
-        'postgres://gq:secret@127.0.0.1:1/market',
-        '--port',
-        '0',
-        '--workers',
-        '2',
-      ],
-      { env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'ignore', 'pipe'] },
-    );
-    running.push(child);
-    let stderr = '';
-    child.stderr?.on('data', (chunk) => {
-      stderr += String(chunk);
-    });
-    const [code] = (await once(child, 'exit')) as [number | null];
+    const { code, stderr } = await failedStart([
+      '--db',
+      'postgres://gq:secret@127.0.0.1:1/market',
+      '--port',
+      '0',
+    ]);
     expect(code).toBe(1);
     expect(stderr).toMatch(/^gridquote: cannot reach PostgreSQL at 127\.0\.0\.1:1\/market: [^\n]+\n$/);
     expect(stderr).not.toContain('secret');

@@ -493,6 +493,33 @@ describe('GET /api/stream?publications=1', () => {
   });
 });
 
+/**
+ * Commits batches of 4,000-character message_board messages of au_electricity until the app
+ * has dropped a slow stream (or the batches run out); how many messages that took.
+ */
+async function flood(
+  store: MarketStore,
+  app: FastifyInstance,
+  { batches, perBatch }: { batches: number; perBatch: number },
+): Promise<number> {
+  const text = 'x'.repeat(4_000);
+  let seq = 900_000;
+  for (let batch = 0; batch < batches; batch++) {
+    const events: FeedEvent[] = Array.from({ length: perBatch }, () => ({
+      type: 'message',
+      date: LIVE,
+      seq: seq++,
+      time: '235900',
+      market: 'au_electricity',
+      board: 'message_board',
+      text,
+    }));
+    await ingestEvents(store.writer, events);
+    if ((await metric(app, 'gridquote_streams_dropped_slow_total')) === 1) break;
+  }
+  return seq - 900_000;
+}
+
 describe('GET /api/stream: bounds', () => {
   it('lets go of a client that stops reading, with bounded queued bytes', async () => {
     const f = await fixture();
@@ -511,21 +538,7 @@ describe('GET /api/stream: bounds', () => {
     // messages without type: the messages only, no ticker events.
     expect(client.events).toEqual(morning);
     client.pause();
-    const text = 'x'.repeat(4_000);
-    let seq = 900_000;
-    for (let batch = 0; batch < 80; batch++) {
-      const events: FeedEvent[] = Array.from({ length: 250 }, () => ({
-        type: 'message',
-        date: LIVE,
-        seq: seq++,
-        time: '235900',
-        market: 'au_electricity',
-        board: 'message_board',
-        text,
-      }));
-      await ingestEvents(f.store.writer, events);
-      if ((await metric(app, 'gridquote_streams_dropped_slow_total')) === 1) break;
-    }
+    const ingested = await flood(f.store, app, { batches: 80, perBatch: 250 });
     await waitFor(
       'the dropped stream',
       async () => (await metric(app, 'gridquote_streams_dropped_slow_total')) === 1,
@@ -533,7 +546,7 @@ describe('GET /api/stream: bounds', () => {
     await waitFor('the closed stream', async () => (await metric(app, 'gridquote_streams_open')) === 0);
     // Let go long before the 80 MB the loop could ingest: what the socket buffers hold plus the
     // bound, not what the feed produces (on loopback it is the first 1 MB batch).
-    expect(seq - 900_000).toBeLessThanOrEqual(20 * 250);
+    expect(ingested).toBeLessThanOrEqual(20 * 250);
   });
 
   it("ends a slow reader's stream with its error event right behind what the socket holds, not after its backlog", async () => {
@@ -547,21 +560,7 @@ describe('GET /api/stream: bounds', () => {
       .started();
     await client.until('live', (c) => c.events.length > 0);
     client.pause();
-    const text = 'x'.repeat(4_000);
-    let seq = 900_000;
-    for (let batch = 0; batch < 400; batch++) {
-      const events: FeedEvent[] = Array.from({ length: 25 }, () => ({
-        type: 'message',
-        date: LIVE,
-        seq: seq++,
-        time: '235900',
-        market: 'au_electricity',
-        board: 'message_board',
-        text,
-      }));
-      await ingestEvents(f.store.writer, events);
-      if ((await metric(app, 'gridquote_streams_dropped_slow_total')) === 1) break;
-    }
+    await flood(f.store, app, { batches: 400, perBatch: 25 });
     expect(await metric(app, 'gridquote_streams_dropped_slow_total')).toBe(1);
     // In the server's own buffers ahead of the final event: the write-ahead (64 KiB) and one batch
     // (25 messages, about 100 KB), not the 1 MiB backlog that was dropped.
