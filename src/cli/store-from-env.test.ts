@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runGridquote } from '../../test/cli-in-process.js';
+import { MIGRATIONS } from '../store/sqlite/migrations.js';
 import { DEFAULT_DEMO_DB, demoStore } from './demo.js';
 import { registerExport } from './export.js';
 import { registerIngest } from './ingest.js';
@@ -41,7 +42,11 @@ describe('GRIDQUOTE_DB', () => {
     const db = path('env.db');
     expect(await gridquote(['seed', ...SEED], db)).toMatchObject({ code: 0 });
     expect(existsSync(db)).toBe(true);
-    expect(await gridquote(['migrate'], db)).toMatchObject({ code: 0, stderr: `${db}: schema up to date\n` });
+    const migrated = await gridquote(['migrate'], db);
+    expect(migrated).toMatchObject({
+      code: 0,
+      stderr: `${db}: schema up to date (version ${MIGRATIONS.length})\n`,
+    });
     expect((await gridquote(['export'], db)).stdout).toBe(exported);
     const created = await gridquote(['keys', 'create', '--level', 'historical', '--name', 'from env'], db);
     expect(created.code).toBe(0);

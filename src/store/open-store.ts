@@ -1,5 +1,5 @@
 import { MEMORY, openSqliteStore } from './sqlite/open-sqlite-store.js';
-import type { MarketStore } from './store.js';
+import type { MarketStore, SchemaReport } from './store.js';
 import { StoreOpenError } from './store-open-error.js';
 
 /**
@@ -26,6 +26,11 @@ export interface OpenStoreOptions {
    * WAL checkpoints run on a thread of their own, never inside a commit (sqlite/wal-checkpoint-thread.ts).
    */
   readonly backgroundCheckpoints?: boolean;
+  /**
+   * Told what opening for writing did to the schema: the versions it applied (none when it was
+   * current) and the version it is at now (`gridquote migrate` says which).
+   */
+  readonly onSchema?: (report: SchemaReport) => void;
   /** PostgreSQL only: read connections at most (GRIDQUOTE_PG_POOL_MAX). */
   readonly poolMax?: number;
   /** PostgreSQL only: the server cancels a read statement after this, ms (GRIDQUOTE_PG_STATEMENT_TIMEOUT_MS). */
@@ -58,6 +63,7 @@ export async function openStore(location: string, options: OpenStoreOptions): Pr
         ...(options.backgroundCheckpoints === undefined
           ? {}
           : { backgroundCheckpoints: options.backgroundCheckpoints }),
+        ...(options.onSchema === undefined ? {} : { onSchema: options.onSchema }),
       });
     case 'postgres': {
       const adapter = await loadPostgresAdapter();

@@ -403,6 +403,13 @@ export interface MarketStore {
   close(): Promise<void>;
 }
 
+/** What opening a store for writing did to its schema (open-store.ts, OpenStoreOptions.onSchema). */
+export interface SchemaReport {
+  /** The versions applied, in order; empty when the schema was current. */
+  readonly applied: readonly number[];
+  readonly version: number;
+}
+
 /** A claim on a store (MarketStore.claimExchange). */
 export interface StoreClaim {
   release(): Promise<void>;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import type { AppendNotice, MarketStore, StoreClaim } from '../store.js';
+import type { AppendNotice, MarketStore, SchemaReport, StoreClaim } from '../store.js';
 import { StoreBusyError, StoreOpenError } from '../store-open-error.js';
 import { claimSchemaExchange } from './exchange-claim.js';
 import { checkSchema, migrate, SCHEMA_VERSION, schemaVersion } from './migrations.js';
@@ -35,6 +35,8 @@ export interface PostgresStoreOptions {
   readonly statementTimeoutMs?: number;
   /** Giving up on opening a connection after this. */
   readonly connectTimeoutMs?: number;
+  /** Told what opening for writing did to the schema (open-store.ts). */
+  readonly onSchema?: (report: SchemaReport) => void;
 }
 
 export const DEFAULT_POOL_MAX = 10;
@@ -191,9 +193,11 @@ async function prepareSchema(
       if (options.schema !== undefined) {
         await client.query(`CREATE SCHEMA IF NOT EXISTS ${pg.escapeIdentifier(options.schema)}`);
       }
-      await migrate(client);
+      const applied = await migrate(client);
+      options.onSchema?.({ applied, version: SCHEMA_VERSION });
     } else {
       await checkSchema(client);
+      options.onSchema?.({ applied: [], version: SCHEMA_VERSION });
     }
     const result = await client.query<{ schema: string }>('SELECT current_schema() AS schema');
     return result.rows[0]?.schema ?? 'public';

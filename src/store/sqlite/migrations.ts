@@ -231,19 +231,22 @@ export const MIGRATIONS: readonly string[] = [
   `,
 ];
 
-/** Brings the schema up to date, each migration in its own transaction. */
-export function migrate(db: Database.Database): void {
+/** Brings the schema up to date, each migration in its own transaction; the versions it applied. */
+export function migrate(db: Database.Database): number[] {
   const current = Number(db.pragma('user_version', { simple: true }));
   if (current > MIGRATIONS.length) {
     throw new Error(
       `database schema version ${current} is newer than this program knows (${MIGRATIONS.length})`,
     );
   }
+  const applied: number[] = [];
   for (let index = current; index < MIGRATIONS.length; index += 1) {
     const sql = MIGRATIONS[index] ?? '';
     db.transaction(() => {
       db.exec(sql);
       db.pragma(`user_version = ${index + 1}`);
     }).immediate();
+    applied.push(index + 1);
   }
+  return applied;
 }

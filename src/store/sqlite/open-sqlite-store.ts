@@ -10,7 +10,7 @@ import {
 } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import type { AppendNotice, MarketStore, MarketWriter, StoreClaim } from '../store.js';
+import type { AppendNotice, MarketStore, MarketWriter, SchemaReport, StoreClaim } from '../store.js';
 import { StoreBusyError, StoreOpenError } from '../store-open-error.js';
 import { claimFileExchange } from './exchange-claim.js';
 import { MIGRATIONS, migrate } from './migrations.js';
@@ -55,6 +55,8 @@ export interface SqliteStoreOptions {
   readonly backgroundCheckpoints?: boolean;
   /** How often to look for other processes' commits besides the file watch, ms (STORE_POLL_MS). */
   readonly pollMs?: number;
+  /** Told what opening for writing did to the schema (open-store.ts). */
+  readonly onSchema?: (report: SchemaReport) => void;
 }
 
 /**
@@ -84,7 +86,8 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     } else {
       writeDb = new Database(path);
       configure(writeDb, file, lockWaitMs);
-      migrate(writeDb);
+      const applied = migrate(writeDb);
+      options.onSchema?.({ applied, version: MIGRATIONS.length });
       readDb = file ? openReadConnection(path, lockWaitMs) : writeDb;
     }
   } catch (error) {
