@@ -64,7 +64,7 @@ export class EventStream implements LiveSubscriber {
   #sentSinceBeat = false;
   #drained: (() => void) | undefined;
   /** What waits for the socket to drain (WRITE_AHEAD_BYTES), oldest first, and its size. */
-  #queue: (string | Buffer)[] = [];
+  #queue: Buffer[] = [];
   #queuedBytes = 0;
   readonly #onSocketDrain = () => this.#flush();
   /** The connection's socket, kept: the response lets go of it before its 'close'. */
@@ -276,8 +276,9 @@ export class EventStream implements LiveSubscriber {
   }
 
   #enqueue(chunk: string | Buffer): void {
-    this.#queue.push(chunk);
-    this.#queuedBytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    this.#queue.push(bytes);
+    this.#queuedBytes += bytes.length;
   }
 
   /** The socket drained: what waits goes to it, up to WRITE_AHEAD_BYTES (and one write more). */
@@ -285,8 +286,8 @@ export class EventStream implements LiveSubscriber {
     if (this.#closed) return;
     let sent = 0;
     while (sent < this.#queue.length && this.response.writableLength < WRITE_AHEAD_BYTES) {
-      const chunk = this.#queue[sent++] as string | Buffer;
-      this.#queuedBytes -= typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
+      const chunk = this.#queue[sent++] as Buffer;
+      this.#queuedBytes -= chunk.length;
       this.response.write(chunk);
     }
     this.#queue.splice(0, sent);

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import type { AppendNotice, MarketStore, SchemaReport, StoreClaim } from '../store.js';
+import { exchangeSlot } from '../exchange-slot.js';
+import type { AppendNotice, MarketStore, SchemaReport } from '../store.js';
 import { StoreBusyError, StoreOpenError } from '../store-open-error.js';
 import { claimSchemaExchange } from './exchange-claim.js';
 import { checkSchema, migrate, SCHEMA_VERSION, schemaVersion } from './migrations.js';
@@ -118,8 +119,7 @@ export async function openPostgresStore(
         : error;
     });
   const readOnly = options.access === 'read' && options.migrate !== true;
-  /** Exchange claims not yet released, released at close. */
-  const claims = new Set<StoreClaim>();
+  const exchange = exchangeSlot(() => claimSchemaExchange(base));
 
   return {
     reader,
@@ -145,20 +145,9 @@ export async function openPostgresStore(
     // Commits of other processes arrive by LISTEN as they happen.
     lookForCommits() {},
     changeNotices: () => remote.state(),
-    async claimExchange() {
-      const claim = await claimSchemaExchange(base);
-      if (claim === undefined) return undefined;
-      claims.add(claim);
-      return {
-        async release() {
-          claims.delete(claim);
-          await claim.release();
-        },
-      };
-    },
+    claimExchange: exchange.claim,
     async close() {
-      await Promise.all([...claims].map((claim) => claim.release()));
-      claims.clear();
+      await exchange.release();
       listeners.clear();
       await remote.stop();
       // the pool's end() waits for every connection in use: an open batch's first

@@ -10,7 +10,8 @@ import {
 } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import type { AppendNotice, MarketStore, MarketWriter, SchemaReport, StoreClaim } from '../store.js';
+import { exchangeSlot } from '../exchange-slot.js';
+import type { AppendNotice, MarketStore, MarketWriter, SchemaReport } from '../store.js';
 import { StoreBusyError, StoreOpenError } from '../store-open-error.js';
 import { claimFileExchange } from './exchange-claim.js';
 import { MIGRATIONS, migrate } from './migrations.js';
@@ -180,8 +181,8 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   const busy = busyTranslator(path, lockWaitMs);
   const refuse = readOnlyRefusal(path, options.purpose);
   const keys = createSqliteKeyStore(writeDb ?? reads);
-  /** This store's claim of the exchange, released at close; an in-memory store's is this alone. */
-  let exchange: StoreClaim | undefined;
+  // An in-memory store has no other store to keep out: the slot alone is its claim.
+  const exchange = exchangeSlot(() => (file ? claimFileExchange(path) : { release: async () => undefined }));
   return {
     reader: promised(reader),
     writer: writeDb ? promisedWriter(createSqliteWriter(writeDb, announce), busy) : refusingWriter(refuse),
@@ -207,21 +208,9 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
       if (listeners.size > 0) look();
     },
     changeNotices: () => 'local',
-    async claimExchange() {
-      if (exchange !== undefined) return undefined;
-      const lock = file ? claimFileExchange(path) : { release: async () => undefined };
-      if (lock === undefined) return undefined;
-      const claim: StoreClaim = {
-        async release() {
-          if (exchange === claim) exchange = undefined;
-          await lock.release();
-        },
-      };
-      exchange = claim;
-      return claim;
-    },
+    claimExchange: exchange.claim,
     async close() {
-      await exchange?.release();
+      await exchange.release();
       stopLooking();
       listeners.clear();
       await checkpoints?.stop();
