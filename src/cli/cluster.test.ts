@@ -9,6 +9,7 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
+import { claimHolders, cutClaim } from '../../test/pg-exchange-claim.js';
 import { waitFor } from '../../test/wait-for.js';
 import { testNatsUrl, testPostgresUrl, testRedisUrl } from '../config.js';
 import { openStore } from '../store/open-store.js';
@@ -279,6 +280,19 @@ describe.skipIf(!ready)('gridquote cluster', () => {
       },
     );
     pids.push(Number(back), Number(/cluster: ingest is back \(pid (\d+)/.exec(stderr)?.[1]));
+
+    // The exchange claim's connection cut (a PostgreSQL restart, an administrator): the cluster
+    // claims its exchange again on a new connection and runs on.
+    const cut = await cutClaim(PG_URL ?? '', NAME);
+    await waitFor(
+      'the exchange claimed again',
+      async () => {
+        const holders = await claimHolders(PG_URL ?? '', NAME);
+        return holders.length === 1 && holders[0] !== cut;
+      },
+      { timeoutMs: 10_000 },
+    );
+    expect(child.exitCode).toBeNull();
 
     child.kill('SIGINT');
     expect(await exited).toBe(0);

@@ -73,14 +73,19 @@ export async function runCluster(io: CliIo, options: ClusterOptions): Promise<vo
     );
   }
   try {
-    await runClaimedCluster(io, options, store);
+    await runClaimedCluster(io, options, store, exchange.lost);
   } finally {
     await claimed.close();
   }
 }
 
-/** runCluster once the store's exchange is claimed. */
-async function runClaimedCluster(io: CliIo, options: ClusterOptions, store: string): Promise<void> {
+/** runCluster once the store's exchange is claimed; `claimLost` settles if that claim is lost (StoreClaim.lost). */
+async function runClaimedCluster(
+  io: CliIo,
+  options: ClusterOptions,
+  store: string,
+  claimLost: Promise<string>,
+): Promise<void> {
   const log = (line: string) => io.stderr.write(`${line}\n`);
   const seeded = await seedIfEmpty(io, { db: store, days: options.days, seed: options.seed });
   const prepared = await withStore(io, store, { access: 'write', create: true }, async (opened) => {
@@ -119,6 +124,13 @@ async function runClaimedCluster(io: CliIo, options: ClusterOptions, store: stri
       log(`cluster: ${reason}`);
       stopping.abort();
     },
+  });
+  // Another process holds the exchange now: this cluster's feed must stop, and the cluster with it.
+  void claimLost.then((reason) => {
+    if (stopping.signal.aborted) return;
+    failure = `${describeLocation(store)}: ${reason}`;
+    log(`cluster: ${failure}`);
+    stopping.abort();
   });
   const lastResort = () => supervisor.killAll();
   process.once('exit', lastResort);

@@ -4,15 +4,23 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
+import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PROCESS_TEST_TIMEOUT_MS, spawnCli } from '../../test/cli-process.js';
+import { cutClaim } from '../../test/pg-exchange-claim.js';
 import { waitFor } from '../../test/wait-for.js';
 import { openStore } from '../store/open-store.js';
+import { reportSkipped, TEST_PG_URL, testSchemas } from '../store/postgres/test-schemas.js';
 import type { CliIo } from './cli-io.js';
 import { demoBanner, startDemo } from './demo.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gridquote-demo-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+reportSkipped('the demo on PostgreSQL');
+const schemas = testSchemas();
+afterAll(async () => {
+  rmSync(dir, { recursive: true, force: true });
+  if (TEST_PG_URL !== undefined) await schemas.dropAll();
+});
 
 function io(now: () => Date = () => new Date()): CliIo & { errors: () => string } {
   const stderr = new PassThrough();
@@ -248,6 +256,39 @@ describe('demo', () => {
         await demo.stop();
       } finally {
         await running.kill();
+      }
+    },
+    PROCESS_TEST_TIMEOUT_MS,
+  );
+});
+
+describe.skipIf(TEST_PG_URL === undefined)('demo on PostgreSQL', () => {
+  it(
+    'stops its exchange and exits 1 with one line when another process took the exchange while its claim was cut',
+    async () => {
+      const url = await schemas.url();
+      const schema = new URL(url).searchParams.get('options')?.replace('-c search_path=', '') ?? '';
+      const demo = spawnCli(['demo', '--db', url, '--port', '0', '--days', '1']);
+      const rival = new pg.Client({ connectionString: TEST_PG_URL });
+      await rival.connect();
+      try {
+        await waitFor('the demo live', () => /^live: /m.test(demo.stderr()), {
+          timeoutMs: PROCESS_TEST_TIMEOUT_MS / 2,
+        });
+        // The demo's claim connection is cut (a restart, an administrator), and another process
+        // takes the exchange the moment the server frees it, before the demo can take it again.
+        await cutClaim(TEST_PG_URL ?? '', schema, rival);
+        expect(await demo.exited).toBe(1);
+        const said = demo.stderr().split('\n');
+        expect(said.filter((line) => /exchange/.test(line))).toEqual([
+          expect.stringMatching(
+            /^postgres:\/\/\S+: another process claimed the exchange while the connection holding this claim was down; stopping, requests in flight have \d+ ms to finish$/,
+          ),
+        ]);
+        expect(said).toContain('stopped');
+      } finally {
+        await rival.end();
+        await demo.kill();
       }
     },
     PROCESS_TEST_TIMEOUT_MS,

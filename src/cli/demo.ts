@@ -15,6 +15,7 @@ import { describeLocation, sqlitePath, storeKind } from '../store/open-store.js'
 import type { MarketStore } from '../store/store.js';
 import { CliError, type CliIo, PROCESS_IO, storeOption, withStore } from './cli-io.js';
 import { type DemoKeys, demoKeys } from './demo-keys.js';
+import { ReportedElsewhere } from './run-cli.js';
 import { seedStore } from './seed.js';
 import { type RunningServer, type ServerOptions, startServer, streamSettings } from './serve.js';
 import { type DrainReport, runUntilSignal } from './shutdown.js';
@@ -56,6 +57,11 @@ export interface RunningDemo {
   readonly keys: DemoKeys;
   /** The last complete day of history when the demo started (its examples use it). */
   readonly historyDate: string;
+  /**
+   * Settles, with the reason, if the demo's claim on the store's exchange is lost to another
+   * process (PostgreSQL: its connection lost and the lock taken meanwhile): the demo must stop.
+   */
+  readonly exchangeLost: Promise<string>;
   /** Stops the live exchange, drains the server (grace period) and closes the store. */
   stop(hurry?: AbortSignal): Promise<DrainReport>;
 }
@@ -105,6 +111,7 @@ export async function startDemo(io: CliIo, options: DemoOptions): Promise<Runnin
       live,
       keys,
       historyDate,
+      exchangeLost: exchange.lost.then((reason) => `${describeLocation(options.db)}: ${reason}`),
       async stop(hurry) {
         // The feed first: nothing is written while the last answers go out and the store closes.
         live.stop();
@@ -315,11 +322,13 @@ export function registerDemo(program: Command, io: CliIo = PROCESS_IO): Command 
       streams: streamSettings(config),
     });
     io.stdout.write(demoBanner(demo));
-    await runUntilSignal(
-      { stop: (hurry) => demo.stop(hurry) },
+    const failure = await runUntilSignal(
+      { stop: (hurry) => demo.stop(hurry), failed: demo.exchangeLost },
       (line) => io.stderr.write(`${line}\n`),
       config.shutdownGraceMs,
     );
+    // Said as it stopped: the exit status tells the rest.
+    if (failure !== undefined) throw new ReportedElsewhere(failure);
   });
 }
 

@@ -48,8 +48,8 @@ export async function runCli(
 }
 
 /**
- * A failure another process says for this one (a serve worker's, which its primary reports once
- * for all the workers): the exit code is 1 and nothing is printed here.
+ * A failure said already (a serve worker's, which its primary reports once for all the workers;
+ * the demo's, logged as it stopped): the exit code is 1 and nothing is printed here.
  */
 export class ReportedElsewhere extends Error {}
 

@@ -280,6 +280,55 @@ describe('startServer + runUntilSignal', () => {
   });
 });
 
+describe('runUntilSignal', () => {
+  it('stops a service that failed by itself, says why, and returns the reason', async () => {
+    const signals = new EventEmitter();
+    const log: string[] = [];
+    let stopped = 0;
+    let fail: (reason: string) => void = () => undefined;
+    const failed = new Promise<string>((resolve) => {
+      fail = resolve;
+    });
+    const running = runUntilSignal(
+      {
+        stop: async () => {
+          stopped += 1;
+          return { forced: false };
+        },
+        failed,
+      },
+      (line) => log.push(line),
+      5_000,
+      signals as SignalSource,
+    );
+    // A signal before the failure would have stopped it: nothing has happened yet.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(stopped).toBe(0);
+    fail('its exchange was taken');
+    expect(await running).toBe('its exchange was taken');
+    expect(stopped).toBe(1);
+    expect(log).toEqual([
+      'its exchange was taken; stopping, requests in flight have 5000 ms to finish',
+      'stopped',
+    ]);
+    // Its signal handlers are gone with it.
+    expect(signals.listenerCount('SIGTERM') + signals.listenerCount('SIGINT')).toBe(0);
+  });
+
+  it('returns no reason when a signal stopped the service', async () => {
+    const signals = new EventEmitter();
+    const running = runUntilSignal(
+      { stop: async () => ({ forced: false }), failed: new Promise<string>(() => undefined) },
+      () => undefined,
+      5_000,
+      signals as SignalSource,
+    );
+    signals.emit('SIGTERM');
+    expect(await running).toBeUndefined();
+    expect(signals.listenerCount('SIGTERM') + signals.listenerCount('SIGINT')).toBe(0);
+  });
+});
+
 describe('the demo', () => {
   it('on SIGTERM stops the live exchange, drains, closes the store and leaves it intact', async () => {
     const demoDb = join(dir, 'demo.db');

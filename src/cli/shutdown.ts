@@ -48,30 +48,43 @@ export interface Stoppable {
    * `hurry` aborts when the operator does not want to wait: cut the connections now.
    */
   stop(hurry: AbortSignal): Promise<DrainReport>;
+  /** Settles with the reason if the service cannot go on by itself (the demo's exchange claim lost). */
+  readonly failed?: Promise<string>;
 }
 
 /**
- * Waits for SIGTERM or SIGINT, then stops the service and resolves when it has stopped. While
- * it stops, a further signal hurries it instead of killing the process, so the store is still
- * closed properly. The caller returns normally afterwards and the process exits 0.
+ * Waits for SIGTERM or SIGINT (or the service's failure), then stops the service and resolves
+ * when it has stopped. While it stops, a further signal hurries it instead of killing the
+ * process, so the store is still closed properly. Resolves with the failure's reason when the
+ * service failed (logged here; the caller exits non-zero), else undefined (the process exits 0).
  */
 export async function runUntilSignal(
   service: Stoppable,
   log: (line: string) => void,
   graceMs: number,
   signals: SignalSource = process,
-): Promise<void> {
-  const signal = await new Promise<ShutdownSignal>((resolve) => {
-    const handlers = SHUTDOWN_SIGNALS.map((name) => {
-      const handler = () => {
-        for (const [other, h] of handlers) signals.off(other, h);
-        resolve(name);
+): Promise<string | undefined> {
+  let removeHandlers: () => void = () => undefined;
+  const cause = await new Promise<{ readonly signal: ShutdownSignal } | { readonly failure: string }>(
+    (resolve) => {
+      const handlers = SHUTDOWN_SIGNALS.map((name) => {
+        const handler = () => resolve({ signal: name });
+        signals.on(name, handler);
+        return [name, handler] as const;
+      });
+      removeHandlers = () => {
+        for (const [name, handler] of handlers) signals.off(name, handler);
       };
-      signals.on(name, handler);
-      return [name, handler] as const;
-    });
-  });
-  log(`${signal}: stopping; requests in flight have ${graceMs} ms to finish`);
+      service.failed?.then((failure) => resolve({ failure }));
+    },
+  );
+  removeHandlers();
+  const failure = 'failure' in cause ? cause.failure : undefined;
+  log(
+    'signal' in cause
+      ? `${cause.signal}: stopping; requests in flight have ${graceMs} ms to finish`
+      : `${cause.failure}; stopping, requests in flight have ${graceMs} ms to finish`,
+  );
   const hurry = new AbortController();
   const again = () => {
     log('signal received again: closing open connections now');
@@ -84,4 +97,5 @@ export async function runUntilSignal(
   } finally {
     for (const name of SHUTDOWN_SIGNALS) signals.off(name, again);
   }
+  return failure;
 }

@@ -17,6 +17,7 @@ export function exchangeSlot(take: () => StoreClaim | undefined | Promise<StoreC
           if (held === claim) held = undefined;
           await lock.release();
         },
+        lost: lock.lost,
       };
       held = claim;
       return claim;
@@ -27,3 +28,6 @@ export function exchangeSlot(take: () => StoreClaim | undefined | Promise<StoreC
     },
   };
 }
+
+/** The `lost` of a claim that lasts as long as its process: it never settles. */
+export const NEVER_LOST: Promise<string> = new Promise(() => undefined);

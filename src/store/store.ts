@@ -397,7 +397,8 @@ export interface MarketStore {
    * one would write the rest of the day the other is replaying. Undefined when it is claimed
    * already, by any process or by this one; a claim lasts until released, the store is closed or
    * the process ends (SQLite: a lock on a file beside the store; PostgreSQL: an advisory lock of
-   * the schema on a connection of its own).
+   * the schema on a connection of its own, taken again when that connection is lost, and `lost`
+   * when another process took it meanwhile).
    */
   claimExchange(): Promise<StoreClaim | undefined>;
   close(): Promise<void>;
@@ -413,6 +414,11 @@ export interface SchemaReport {
 /** A claim on a store (MarketStore.claimExchange). */
 export interface StoreClaim {
   release(): Promise<void>;
+  /**
+   * Settles, with the reason, if the claim is gone for good while held: another process holds
+   * the exchange now, and the holder must stop its own. Never, for a claim that cannot be lost.
+   */
+  readonly lost: Promise<string>;
 }
 
 /**

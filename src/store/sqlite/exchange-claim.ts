@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { NEVER_LOST } from '../exchange-slot.js';
 import type { StoreClaim } from '../store.js';
 
 /**
@@ -27,5 +28,7 @@ export function claimFileExchange(storePath: string): StoreClaim | undefined {
       lock.exec('ROLLBACK');
       lock.close();
     },
+    // The process's own lock: it lasts as long as the process.
+    lost: NEVER_LOST,
   };
 }

@@ -10,7 +10,7 @@ import {
 } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { exchangeSlot } from '../exchange-slot.js';
+import { exchangeSlot, NEVER_LOST } from '../exchange-slot.js';
 import type { AppendNotice, MarketStore, MarketWriter, SchemaReport } from '../store.js';
 import { StoreBusyError, StoreOpenError } from '../store-open-error.js';
 import { claimFileExchange } from './exchange-claim.js';
@@ -182,7 +182,9 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   const refuse = readOnlyRefusal(path, options.purpose);
   const keys = createSqliteKeyStore(writeDb ?? reads);
   // An in-memory store has no other store to keep out: the slot alone is its claim.
-  const exchange = exchangeSlot(() => (file ? claimFileExchange(path) : { release: async () => undefined }));
+  const exchange = exchangeSlot(() =>
+    file ? claimFileExchange(path) : { release: async () => undefined, lost: NEVER_LOST },
+  );
   return {
     reader: promised(reader),
     writer: writeDb ? promisedWriter(createSqliteWriter(writeDb, announce), busy) : refusingWriter(refuse),
