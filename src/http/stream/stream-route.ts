@@ -165,7 +165,7 @@ async function openStream(deps: StreamDependencies, request: FastifyRequest, rep
     const code = values.futures ?? values.options;
     if (code !== undefined) await requireListed(deps.source.reader, code);
     release = registry.reserve(key.id, options.perKey, options.retryMs);
-    const lastEventId = headerValue(request.headers['last-event-id']) ?? values.last_event_id;
+    const lastEventId = utf8Header(request.headers['last-event-id']) ?? values.last_event_id;
     const start = await startOf(deps.source, content, lastEventId, values.from);
     const headers = {
       ...(reply.getHeaders() as Record<string, string>),
@@ -317,9 +317,17 @@ async function startOf(
   return { cursor, after: position };
 }
 
-function headerValue(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
+/**
+ * A header's (first) value as the text the client meant: Node reads header bytes as Latin-1,
+ * and an EventSource sends the id it was given as UTF-8, so that a problem's detail quotes a
+ * non-ASCII id as it was sent.
+ */
+function utf8Header(value: string | string[] | undefined): string | undefined {
+  const text = Array.isArray(value) ? value[0] : value;
+  return text !== undefined && NOT_ASCII.test(text) ? Buffer.from(text, 'latin1').toString('utf8') : text;
 }
+
+const NOT_ASCII = /[^\x00-\x7f]/;
 
 /** No Accept, or one that allows text/event-stream (directly or by a wildcard) with q above 0. */
 export function acceptsEventStream(accept: string | undefined): boolean {

@@ -358,6 +358,15 @@ describe('GET /api/stream: resume', () => {
       expect(problem.type, id).toBe(`tag:gridquote,2025:problems/${code}`);
       expect(problem.detail).toContain('resume');
     }
+    // A non-ASCII id (its UTF-8 bytes on the wire) is quoted as it was sent.
+    const sent = 'événement-7';
+    const odd = await f
+      .connect(`${base}/api/stream?futures=au_electricity`, {
+        'last-event-id': Buffer.from(sent).toString('latin1'),
+      })
+      .started();
+    await odd.until('the end', (c) => c.ended);
+    expect(JSON.parse(odd.events[0]?.data ?? '{}').detail).toMatch(/^cannot resume after "événement-7": /);
     // The query parameter does the same for clients that cannot send the header.
     const client = await f
       .connect(`${base}/api/stream?futures=au_electricity&last_event_id=20250228-999999`)
