@@ -66,6 +66,20 @@ describe('parameter rules', () => {
     expect(found.map((issue) => issue.parameter).sort()).toEqual(['date', 'format', 'futures', 'type']);
   });
 
+  it('says a sent but unreadable value once, not also that the parameter is missing', () => {
+    expect(issues('/x?futures=%ZZ')).toEqual([
+      { parameter: 'futures', message: 'malformed percent-encoding in the value' },
+    ]);
+    const exclusive: OperationSpec<typeof PARAMS> = { params: PARAMS, exactlyOne: [['futures', 'type']] };
+    expect(() => readParams(exclusive, '/x?type=%E0%A4%A', 'historical')).toThrow(
+      expect.objectContaining({
+        issues: [{ parameter: 'type', message: 'malformed percent-encoding in the value' }],
+      }),
+    );
+    // Still missing when it was not sent at all.
+    expect(issues('/x?type=%ZZ').map((issue) => issue.parameter)).toEqual(['type', 'futures']);
+  });
+
   it('takes format=csv|json', () => {
     expect(readParams(SPEC, '/x?futures=BNH&format=csv', 'historical').format).toBe('csv');
   });

@@ -181,6 +181,9 @@ export function readParams<S extends ParamDefs>(
 ): ReadParams<S> {
   const mark = url.indexOf('?');
   const { values: raw, issues } = parseQueryString(mark < 0 ? '' : url.slice(mark + 1));
+  // Sent, though unreadable: already an issue of its own, not also a missing parameter.
+  const malformed = new Set(issues.map((issue) => issue.parameter));
+  const isGiven = (name: string) => sent.has(name) || raw.has(name) || malformed.has(name);
   const defs = spec.params;
   const sent = new Map<string, string>();
   for (const [name, list] of raw) {
@@ -204,10 +207,10 @@ export function readParams<S extends ParamDefs>(
   for (const name of ignored) sent.delete(name);
 
   for (const name of spec.required ?? []) {
-    if (!sent.has(name) && !raw.has(name)) issues.push({ parameter: name, message: `${name} is required` });
+    if (!isGiven(name)) issues.push({ parameter: name, message: `${name} is required` });
   }
   for (const group of spec.exactlyOne ?? []) {
-    const given = group.filter((name) => sent.has(name) || raw.has(name));
+    const given = group.filter(isGiven);
     if (given.length === 0) {
       issues.push({ parameter: group.join('|'), message: `one of ${group.join(', ')} is required` });
     } else if (given.length > 1) {
