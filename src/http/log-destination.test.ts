@@ -62,4 +62,33 @@ describe('batchedStdout', () => {
     out.flushSync();
     expect(written()).toBe('a\nb\n');
   });
+
+  it('makes kept lines later, in runs, and writes them in their place among the others', async () => {
+    const out = batchedStdout(fd);
+    let made = 0;
+    const keep = out.keepLines((n: number, at: string) => {
+      made += 1;
+      return `{"kept":${n},"at":"${at}"}\n`;
+    });
+    keep(1, 'a');
+    keep(2, 'b');
+    expect(made).toBe(0);
+    // A line written after them goes after them.
+    out.write('{"n":3}\n');
+    expect(made).toBe(2);
+    keep(4, 'd');
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(written()).toBe('{"kept":1,"at":"a"}\n{"kept":2,"at":"b"}\n{"n":3}\n{"kept":4,"at":"d"}\n');
+    // 32 kept are made at once; 8 KiB of them are written at once.
+    for (let n = 0; n < 31; n++) keep(n, 'x'.repeat(300));
+    expect(made).toBe(3);
+    keep(31, 'x'.repeat(300));
+    expect(made).toBe(35);
+    expect(written().split('\n').length - 1).toBeGreaterThan(4);
+    keep(32, 'y');
+    out.flushSync();
+    expect(made).toBe(36);
+    expect(written().trimEnd().split('\n').at(-1)).toBe('{"kept":32,"at":"y"}');
+    expect(written().split('\n').length - 1).toBe(37);
+  });
 });

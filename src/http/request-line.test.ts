@@ -1,3 +1,6 @@
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -5,6 +8,7 @@ import { seededStore } from '../../test/fixtures.js';
 import { logInto } from '../../test/log-lines.js';
 import type { MarketStore } from '../store/store.js';
 import { buildApp } from './app.js';
+import { batchedStdout } from './log-destination.js';
 import { type RequestLine, requestLineWriter } from './request-line.js';
 
 /** The template's lines against pino's own for the same fields, on the app's own logger. */
@@ -142,5 +146,47 @@ describe('the request line', () => {
     const prefixed = app.log.child({}, { msgPrefix: '[api] ' });
     requestLineWriter(prefixed)(ordinary);
     expect(JSON.parse(output[0] ?? '')).toMatchObject({ msg: '[api] request', reqId: ordinary.reqId });
+  });
+});
+
+describe('the request line on the app’s own destination', () => {
+  it('is made later, with the request’s time and pino’s bytes, in its place among the other lines', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'gridquote-request-line-'));
+    const path = join(directory, 'log');
+    const fd = openSync(path, 'w');
+    const destination = batchedStdout(fd);
+    const own = buildApp({
+      reader: store.reader,
+      keys: store.keys,
+      logger: { level: 'info', stream: destination },
+    });
+    try {
+      await own.ready();
+      const write = requestLineWriter(own.log);
+      const before = Date.now();
+      write(ordinary);
+      const after = Date.now();
+      // Not at info when it is made: it was logged when info was on.
+      own.log.level = 'warn';
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      own.log.warn('between');
+      write({ ...ordinary, reqId: 'not-logged' });
+      own.log.level = 'info';
+      own.log.info(ordinary, 'request');
+      destination.flushSync();
+      const lines = readFileSync(path, 'utf8').trimEnd().split('\n');
+      expect(lines).toHaveLength(3);
+      const [kept, between, fromPino] = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(between?.msg).toBe('between');
+      // Stamped when the request logged it, not when its text was made (5 ms later at least).
+      expect(kept?.time).toBeGreaterThanOrEqual(before);
+      expect(kept?.time).toBeLessThanOrEqual(after);
+      expect(withoutTime(lines[0])).toBe(withoutTime(lines[2]));
+      expect(fromPino?.reqId).toBe(ordinary.reqId);
+    } finally {
+      await own.close();
+      closeSync(fd);
+      rmSync(directory, { recursive: true, force: true });
+    }
   });
 });

@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
 import { jsonString } from '../format/records.js';
+import type { BatchedDestination } from './log-destination.js';
 
 /**
  * The request line: one JSON line per answered request, written at info (at error for a 5xx).
@@ -12,7 +13,9 @@ import { jsonString } from '../format/records.js';
  * bindings, the end) and handed to pino's own destination: the same bytes pino writes for it,
  * which request-line.test.ts checks against pino itself. Any pino setting that would change
  * the line (a mixin, a formatter, a hook, serializers or redaction of these fields) sends it
- * through pino's usual path instead.
+ * through pino's usual path instead. On the app's own destination (log-destination.ts) the line
+ * is not even made per request: its fields and the request's time are kept, and the destination
+ * makes the lines in runs (keepLines).
  */
 
 export interface RequestLine {
@@ -97,14 +100,22 @@ function directWriter(log: FastifyBaseLogger): ((line: RequestLine) => void) | u
     return undefined;
   }
   const tail = `,"msg":"${MESSAGE}"${end}`;
+  // Only reqId (base64url), keyId (12 hex digits), operation and method (the route's own) are
+  // written without escaping; the URL, whatever the client sent, is escaped as pino escapes it.
+  const text = (line: RequestLine, at: string) =>
+    `${prefix}${at}${chindings},"reqId":"${line.reqId}","keyId":${quoted(line.keyId)},"operation":"${line.operation}","method":${quoted(line.method)},"url":${jsonUrl(line.url)},"status":${line.status},"durationMs":${line.durationMs},"bytes":${line.bytes}${tail}`;
+  // The app's own destination makes the lines in runs, later (log-destination.ts keepLines).
+  const keep = isBatched(stream) ? stream.keepLines(text) : undefined;
   return (line) => {
     if (!logger.isLevelEnabled('info')) return;
-    // Only reqId (base64url), keyId (12 hex digits), operation and method (the route's own) are
-    // written without escaping; the URL, whatever the client sent, is escaped as pino escapes it.
-    stream.write(
-      `${prefix}${time.call(logger)}${chindings},"reqId":"${line.reqId}","keyId":${quoted(line.keyId)},"operation":"${line.operation}","method":${quoted(line.method)},"url":${jsonUrl(line.url)},"status":${line.status},"durationMs":${line.durationMs},"bytes":${line.bytes}${tail}`,
-    );
+    // The time is the request's, whenever its line is made.
+    if (keep !== undefined) keep(line, time.call(logger));
+    else stream.write(text(line, time.call(logger)));
   };
+}
+
+function isBatched(stream: { write(line: string): unknown }): stream is BatchedDestination {
+  return typeof (stream as Partial<BatchedDestination>).keepLines === 'function';
 }
 
 function quoted(text: string | null): string {
