@@ -327,7 +327,7 @@ function utf8Header(value: string | string[] | undefined): string | undefined {
   return text !== undefined && NOT_ASCII.test(text) ? Buffer.from(text, 'latin1').toString('utf8') : text;
 }
 
-const NOT_ASCII = /[^\x00-\x7f]/;
+const NOT_ASCII = /[^\p{ASCII}]/u;
 
 /** No Accept, or one that allows text/event-stream (directly or by a wildcard) with q above 0. */
 export function acceptsEventStream(accept: string | undefined): boolean {
