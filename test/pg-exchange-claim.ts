@@ -4,7 +4,8 @@ import pg from 'pg';
  * The exchange claim of a PostgreSQL store as a test sees it from outside (postgres/exchange-claim.ts:
  * an advisory lock keyed 0x67717865 and the schema's hashtext, which pg_locks shows as an oid).
  */
-const LOCK_ROWS = `FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = 1735489637
+const LOCK_CLASS = 0x67717865;
+const LOCK_ROWS = `FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = ${LOCK_CLASS}
   AND objsubid = 2 AND objid::bigint = (hashtext($1)::bigint + 4294967296) % 4294967296`;
 
 /** Runs one statement on a connection of its own. */
@@ -45,7 +46,7 @@ export async function cutClaim(url: string, schema: string, rival?: pg.Client): 
          PERFORM pg_terminate_backend(${holder});
          FOR attempt IN 1..5000 LOOP
            IF NOT EXISTS (SELECT 1 FROM pg_locks WHERE pid = ${holder} AND locktype = 'advisory') THEN
-             ${rival === undefined ? 'RETURN;' : `IF pg_try_advisory_lock(1735489637, hashtext(${pg.escapeLiteral(schema)})) THEN RETURN; END IF;`}
+             ${rival === undefined ? 'RETURN;' : `IF pg_try_advisory_lock(${LOCK_CLASS}, hashtext(${pg.escapeLiteral(schema)})) THEN RETURN; END IF;`}
            END IF;
            PERFORM pg_sleep(0.001);
          END LOOP;

@@ -10,6 +10,7 @@ import { PROCESS_TEST_TIMEOUT_MS, spawnCli } from '../../test/cli-process.js';
 import { cutClaim } from '../../test/pg-exchange-claim.js';
 import { waitFor } from '../../test/wait-for.js';
 import { openStore } from '../store/open-store.js';
+import { schemaUrl } from '../store/postgres/schema-url.js';
 import { reportSkipped, TEST_PG_URL, testSchemas } from '../store/postgres/test-schemas.js';
 import type { CliIo } from './cli-io.js';
 import { demoBanner, startDemo } from './demo.js';
@@ -266,8 +267,8 @@ describe.skipIf(TEST_PG_URL === undefined)('demo on PostgreSQL', () => {
   it(
     'stops its exchange and exits 1 with one line when another process took the exchange while its claim was cut',
     async () => {
-      const url = await schemas.url();
-      const schema = new URL(url).searchParams.get('options')?.replace('-c search_path=', '') ?? '';
+      const schema = schemas.name();
+      const url = await schemaUrl(TEST_PG_URL ?? '', schema);
       const demo = spawnCli(['demo', '--db', url, '--port', '0', '--days', '1']);
       const rival = new pg.Client({ connectionString: TEST_PG_URL });
       await rival.connect();

@@ -183,9 +183,9 @@ export function readParams<S extends ParamDefs>(
   const { values: raw, issues } = parseQueryString(mark < 0 ? '' : url.slice(mark + 1));
   // Sent, though unreadable: already an issue of its own, not also a missing parameter.
   const malformed = new Set(issues.map((issue) => issue.parameter));
-  const isGiven = (name: string) => sent.has(name) || raw.has(name) || malformed.has(name);
   const defs = spec.params;
   const sent = new Map<string, string>();
+  const isGiven = (name: string) => sent.has(name) || raw.has(name) || malformed.has(name);
   for (const [name, list] of raw) {
     if (name !== FORMAT && !Object.hasOwn(defs, name)) {
       issues.push({ parameter: name, message: unknownMessage(name, Object.keys(defs)) });

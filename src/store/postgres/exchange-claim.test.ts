@@ -4,6 +4,7 @@ import { claimHolders, cutClaim } from '../../../test/pg-exchange-claim.js';
 import { proxyInFrontOf } from '../../../test/tcp-proxy.js';
 import { waitFor } from '../../../test/wait-for.js';
 import { claimSchemaExchange } from './exchange-claim.js';
+import { schemaUrl } from './schema-url.js';
 import { reportSkipped, TEST_PG_URL, testSchemas } from './test-schemas.js';
 
 reportSkipped('PostgreSQL exchange claim tests');
@@ -13,20 +14,10 @@ afterAll(async () => {
   if (TEST_PG_URL !== undefined) await schemas.dropAll();
 });
 
-/** A connection to the test database on the schema's search path, as a store's claim connects. */
-function configOf(schema: string): pg.ClientConfig {
-  return { connectionString: TEST_PG_URL ?? '', options: `-c search_path=${schema}` };
-}
-
-/** Runs one statement on a connection of its own. */
-async function query(text: string): Promise<void> {
-  const client = new pg.Client({ connectionString: TEST_PG_URL ?? '' });
-  await client.connect();
-  try {
-    await client.query(text);
-  } finally {
-    await client.end();
-  }
+/** A fresh schema (created, empty) and the connection settings of a store on it, as a claim connects. */
+async function freshSchema(): Promise<{ schema: string; config: pg.ClientConfig }> {
+  const schema = schemas.name();
+  return { schema, config: { connectionString: await schemaUrl(TEST_PG_URL ?? '', schema) } };
 }
 
 const holders = (schema: string) => claimHolders(TEST_PG_URL ?? '', schema);
@@ -39,9 +30,8 @@ async function settled(promise: Promise<unknown>): Promise<boolean> {
 
 describe.skipIf(TEST_PG_URL === undefined)('the exchange claim of a PostgreSQL store', () => {
   it('is taken again on a new connection when its connection is lost, so no second exchange starts', async () => {
-    const schema = schemas.name();
-    await query(`CREATE SCHEMA ${schema}`);
-    const claim = await claimSchemaExchange(configOf(schema), { firstMs: 20, maxMs: 100 });
+    const { schema, config } = await freshSchema();
+    const claim = await claimSchemaExchange(config, { firstMs: 20, maxMs: 100 });
     expect(claim).toBeDefined();
     try {
       const cut = await cutClaim(TEST_PG_URL ?? '', schema);
@@ -50,7 +40,7 @@ describe.skipIf(TEST_PG_URL === undefined)('the exchange claim of a PostgreSQL s
       });
       expect(await holders(schema)).not.toContain(cut);
       // Held again: another claimant is refused, and the holder has not lost it.
-      expect(await claimSchemaExchange(configOf(schema))).toBeUndefined();
+      expect(await claimSchemaExchange(config)).toBeUndefined();
       expect(await settled(claim?.lost ?? Promise.resolve())).toBe(false);
     } finally {
       await claim?.release();
@@ -61,10 +51,9 @@ describe.skipIf(TEST_PG_URL === undefined)('the exchange claim of a PostgreSQL s
   });
 
   it('is lost, with the reason, when another process took it while the connection was down', async () => {
-    const schema = schemas.name();
-    await query(`CREATE SCHEMA ${schema}`);
-    const claim = await claimSchemaExchange(configOf(schema));
-    const rival = new pg.Client(configOf(schema));
+    const { schema, config } = await freshSchema();
+    const claim = await claimSchemaExchange(config);
+    const rival = new pg.Client(config);
     await rival.connect();
     try {
       // The rival takes it the moment the server frees it, before the holder's next attempt.
@@ -85,11 +74,9 @@ describe.skipIf(TEST_PG_URL === undefined)('the exchange claim of a PostgreSQL s
   });
 
   it('takes it again once the server can be reached again, and never after its release', async () => {
-    const schema = schemas.name();
-    await query(`CREATE SCHEMA ${schema}`);
-    const { proxy, url } = await proxyInFrontOf(TEST_PG_URL ?? 'postgres://localhost', 5432);
-    const config = { connectionString: url, options: `-c search_path=${schema}` };
-    const claim = await claimSchemaExchange(config, { firstMs: 20, maxMs: 50 });
+    const { schema, config } = await freshSchema();
+    const { proxy, url } = await proxyInFrontOf(config.connectionString ?? '', 5432);
+    const claim = await claimSchemaExchange({ connectionString: url }, { firstMs: 20, maxMs: 50 });
     try {
       expect(claim).toBeDefined();
       // The connection reset and the server out of reach: the lock goes, attempts fail quietly.
@@ -105,7 +92,7 @@ describe.skipIf(TEST_PG_URL === undefined)('the exchange claim of a PostgreSQL s
       await waitFor('the claim to be taken again', async () => (await holders(schema)).length === 1, {
         timeoutMs: 5_000,
       });
-      expect(await claimSchemaExchange(configOf(schema))).toBeUndefined();
+      expect(await claimSchemaExchange(config)).toBeUndefined();
       // Released while trying again: nothing takes it afterwards.
       await proxy.cut();
       await waitFor('the lock to be free', async () => (await holders(schema)).length === 0, {
