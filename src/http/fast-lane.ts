@@ -12,6 +12,7 @@ import type { ParamDefs, ReadParams } from './params.js';
 import type { Admission, RateLimiter } from './rate-limit.js';
 import type { RememberedParams } from './remembered-params.js';
 import { newRequestId } from './request-id.js';
+import { endTogether } from './sent-together.js';
 
 /**
  * Cached answers written straight to Node's response, before Fastify sees the request. Pollers ask
@@ -200,7 +201,7 @@ export class FastLane {
       let sent = 0;
       if (out.notModified) {
         response.writeHead(304, fields);
-        response.end();
+        endTogether(response);
       } else {
         status = 200;
         if (out.coding !== undefined) fields.push('content-encoding', out.coding);
@@ -208,9 +209,9 @@ export class FastLane {
           fields.push('content-disposition', answer.contentDisposition);
         fields.push('content-type', CONTENT_TYPES[representation], 'content-length', String(body.length));
         response.writeHead(200, fields);
-        if (request.method === 'HEAD') response.end();
+        if (request.method === 'HEAD') endTogether(response);
         else {
-          response.end(body);
+          endTogether(response, body);
           sent = body.length;
         }
       }
