@@ -96,6 +96,24 @@ describe('endTogether', () => {
     socket.destroy();
   });
 
+  it('keeps pipelined answers of one connection in order', async () => {
+    const { url, pending, arrived } = await heldServer();
+    const socket = connect(Number(new URL(url).port), '127.0.0.1');
+    const received: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => received.push(chunk));
+    // Both requests in one write: Node holds the second answer until the first has gone.
+    socket.write('GET /1 HTTP/1.1\r\nHost: x\r\n\r\nGET /2 HTTP/1.1\r\nHost: x\r\n\r\n');
+    await arrived(2);
+    for (const [index, request] of pending.entries()) {
+      request.response.writeHead(200, ['content-length', '1']);
+      endTogether(request.response, Buffer.from(String(index + 1)));
+    }
+    const text = () => Buffer.concat(received).toString();
+    while (text().split('HTTP/1.1 200').length < 3) await once(socket, 'data');
+    expect(text().match(/\r\n\r\n\d/g)).toEqual(['\r\n\r\n1', '\r\n\r\n2']);
+    socket.destroy();
+  });
+
   it('sends a 304 or HEAD answer, without a body, the same way', async () => {
     const { url, pending, arrived } = await heldServer();
     const answers = [fetch(`${url}/a`), fetch(`${url}/a`, { method: 'HEAD' })];
