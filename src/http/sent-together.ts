@@ -5,14 +5,14 @@ import { Socket } from 'node:net';
  * The fast lane's answers of one event-loop turn leave together, after the turn's other
  * requests have been read and answered, instead of one by one as each is made.
  *
- * Every send to a client that waits in epoll (always so for a client on this host: a load
- * generator, a local reverse proxy, a sidecar) wakes it, and on a virtual machine a wake-up on
- * another core is an inter-processor interrupt that the sending thread pays for: perf put 15 % of
- * a busy server's CPU in `sock_def_readable`, the socket's reader being woken, once per answer
- * (docs/benchmarks.md, HTTP). Sent back to back, a turn's answers find the client woken by the
- * first and still reading: about 6 µs less CPU per cached answer, a fifth more answers a second
- * and a lower p99 under wrk with 8 connections. What an answer waits is the rest of its turn, at
- * most MAX_HELD answers' work; a turn with one request sends it as before, a few µs later.
+ * A send to a client on this host (a local reverse proxy, a sidecar, a load generator) that is
+ * asleep in epoll wakes it inside the send, and on a virtual machine a wake-up on another core is
+ * an inter-processor interrupt that the sending thread waits for: perf put 15 % of a busy server's
+ * CPU in `sock_def_readable`, the reader being woken, about once per answer (docs/benchmarks.md,
+ * HTTP). Sent back to back, a turn's answers find the client woken by the first and still
+ * reading: under wrk with 8 connections, 4-6 µs less CPU per cached answer, 13-21 % more answers
+ * a second, and a p99 no higher. What an answer waits is the rest of its turn, at most MAX_HELD
+ * answers' work; a turn with one request sends it as before, a few µs later.
  *
  * How: ServerResponse.end() uncorks its socket, which sends what the answer wrote. While
  * `endTogether` ends an answer, the socket's last uncork is held instead, and released in the
