@@ -1,4 +1,4 @@
-import { STATUS_CODES } from 'node:http';
+import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
 import type { DestinationStream } from 'pino';
@@ -42,6 +42,7 @@ import { npiRoute } from './routes/npi.js';
 import { tickerRoute } from './routes/ticker.js';
 import { tradelogRoute } from './routes/tradelog.js';
 import { tradesRoute } from './routes/trades.js';
+import { sendingHeldFirst } from './sent-together.js';
 import { STREAM_PATHS, STREAM_SECURITY_SCHEMES } from './stream/stream-docs.js';
 import { StreamHub } from './stream/stream-hub.js';
 import { StreamRegistry } from './stream/stream-registry.js';
@@ -213,12 +214,14 @@ export function buildApp(options: AppOptions): FastifyInstance {
       if (answer) observability.observeClientError(app.log, answer);
     },
     serverFactory: (handler) => {
+      // The fast lane's held answers do not wait for a computed one (sent-together.ts).
+      const toFastify = sendingHeldFirst(handler);
       const server: DrainingServer = new DrainingServer(
         options.limits ?? DEFAULT_HTTP_LIMITS,
         (request, response) => {
           // While draining, Fastify's route adds Connection: close to every answer.
-          if (lane === undefined || server.draining) handler(request, response);
-          else lane.serve(request, response, handler);
+          if (lane === undefined || server.draining) toFastify(request, response);
+          else lane.serve(request, response, toFastify);
         },
       );
       return server;

@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { endTogether } from './sent-together.js';
+import { endTogether, sendHeld, sendingHeldFirst } from './sent-together.js';
 
 const BODY = Buffer.from('{"date":"20250220","data":[]}');
 
@@ -126,6 +126,25 @@ describe('endTogether', () => {
     expect(notModified?.status).toBe(304);
     expect(notModified?.headers.get('etag')).toBe('"v1"');
     expect(head?.headers.get('content-length')).toBe(String(BODY.length));
+  });
+
+  it('sends the held answers before a handed-on request is handled, and at once when asked', async () => {
+    const { url, pending, arrived } = await heldServer();
+    const answers = [fetch(`${url}/a`), fetch(`${url}/b`)];
+    await arrived(2);
+    const [first, second] = pending as [Pending, Pending];
+    answer(first, (response) => endTogether(response, BODY));
+    expect(unsent(first)).toBeGreaterThan(0);
+    let unsentWhenHandled = -1;
+    sendingHeldFirst(() => {
+      unsentWhenHandled = unsent(first);
+    })(second.request, second.response);
+    expect(unsentWhenHandled).toBe(0);
+    answer(second, (response) => endTogether(response, BODY));
+    expect(unsent(second)).toBeGreaterThan(0);
+    sendHeld();
+    expect(unsent(second)).toBe(0);
+    expect((await Promise.all(answers)).map((got) => got.status)).toEqual([200, 200]);
   });
 
   it('drops the answer of a connection closed while it was held, and serves on', async () => {

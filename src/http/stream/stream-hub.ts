@@ -1,4 +1,5 @@
 import { channel } from 'node:diagnostics_channel';
+import { sendHeld } from '../sent-together.js';
 import { comparePositions, type StreamPosition } from './event-id.js';
 import { SharedDay } from './shared-day.js';
 import type { SharedFrames } from './shared-frames.js';
@@ -125,6 +126,8 @@ export class StreamHub {
           if (page.items.length === 0) break;
           const batch: Batch = { after, items: page.items, shared: new Map() };
           const subscribers = [...this.#subscribers];
+          // A fan-out to many streams takes milliseconds: the fast lane's held answers go first.
+          sendHeld();
           if (fanOutChannel.hasSubscribers) fanOutChannel.publish(deliverTraced(batch, subscribers));
           else for (const subscriber of subscribers) subscriber.deliver(batch);
         }
