@@ -2,7 +2,7 @@ import type { RequestListener, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
 
 /**
- * The fast lane's short answers of one event-loop turn leave together, after the turn's other
+ * The fast lane's answers of one event-loop turn leave together, after the turn's other
  * requests have been read and answered, instead of one by one as each is made.
  *
  * A send to a client on this host (a local reverse proxy, a sidecar, a load generator) that is
@@ -24,21 +24,16 @@ import { Socket } from 'node:net';
 
 /** Held sockets are released once this many wait: bounds what the first of a long turn waits. */
 const MAX_HELD = 16;
-/**
- * Longer answers go at once: their send costs more than the wake-up it would share (a cached
- * 56 KB trade log measured the same either way), and held, they would make a turn long to wait.
- */
-const MAX_HELD_BYTES = 16 * 1024;
 
 const uncork = Socket.prototype.uncork;
 const held: Socket[] = [];
 let holding = false;
 let releaseScheduled = false;
 
-/** Ends `response` (with `body` when given), its bytes sent with the turn's other short answers. */
+/** Ends `response` (with `body` when given), its bytes sent with the turn's other answers. */
 export function endTogether(response: ServerResponse, body?: Buffer): void {
   const { socket } = response;
-  if (socket === null || (body !== undefined && body.length > MAX_HELD_BYTES)) {
+  if (socket === null) {
     response.end(body);
     return;
   }
