@@ -17,9 +17,10 @@ import { Socket } from 'node:net';
  * How: ServerResponse.end() uncorks its socket, which sends what the answer wrote. While
  * `endTogether` ends an answer, the socket's last uncork is held instead, and released in the
  * turn's check phase (setImmediate runs right after the poll phase that read the requests), at
- * once when MAX_HELD sockets wait, or before longer work of the same turn (sendHeld). Only that call is held: every other uncork of the socket
- * (Node's own, a later answer's, a stream's) goes through unchanged, so bytes and their order on
- * each connection are as before, and a socket closed meanwhile fails its write as it would have.
+ * once when MAX_HELD sockets wait, or before longer work of the same turn (sendHeld). Only that
+ * call is held: every other uncork of the socket (Node's own, a later answer's, a stream's) goes
+ * through unchanged, so bytes and their order on each connection are as before, and a socket
+ * closed meanwhile fails its write as it would have.
  */
 
 /** Held sockets are released once this many wait: bounds what the first of a long turn waits. */
