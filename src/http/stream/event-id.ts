@@ -16,14 +16,20 @@ export function formatEventId(position: StreamPosition): string {
   return `${position.date}-${String(position.seq).padStart(6, '0')}`;
 }
 
-/** The position an id names, or undefined when it is not an id this server writes. */
+/**
+ * The position an id names, or undefined when it is not an id this server writes: only the
+ * exact form `formatEventId` gives is accepted (`20261124-1` or `20261124-0001234` are not), so
+ * one event has one id and a client's mangled id is refused rather than guessed at.
+ */
 export function parseEventId(text: string): StreamPosition | undefined {
-  const match = ID.exec(text.trim());
+  const trimmed = text.trim();
+  const match = ID.exec(trimmed);
   if (!match) return undefined;
   const date = match[1] ?? '';
   const seq = Number(match[2]);
   if (!isValidDate(date) || !Number.isSafeInteger(seq) || seq < 1) return undefined;
-  return { date, seq };
+  const position = { date, seq };
+  return formatEventId(position) === trimmed ? position : undefined;
 }
 
 /** Stream order: by date, then by seq. */

@@ -343,6 +343,7 @@ describe('GET /api/stream: resume', () => {
     const older = (await exportedEvents(f.store, '20250226', FUTURES))[0]?.id ?? '';
     const cases: [string, string][] = [
       ['not-an-id', 'bad-request'],
+      [older.replace('-', '-0'), 'bad-request'],
       ['20250228-999999', 'event-id-unavailable'],
       ['20250303-000001', 'event-id-unavailable'],
       [older, 'event-id-unavailable'],
