@@ -11,8 +11,10 @@ import { Socket } from 'node:net';
  * CPU in `sock_def_readable`, the reader being woken, about once per answer (docs/benchmarks.md,
  * HTTP). Sent back to back, a turn's answers find the client woken by the first and still
  * reading: under wrk with 8 connections, 4-6 µs less CPU per cached answer, 13-21 % more answers
- * a second, and a p99 no higher. What an answer waits is the rest of its turn's cached answers, at
- * most MAX_HELD of them; a turn with one request sends it as before, a few µs later.
+ * a second. What an answer waits is the rest of its turn's cached answers, at most MAX_HELD of
+ * them; a turn with one request sends it as before, a few µs later. The price is in the tail on a
+ * busy host: a pause of the serving thread mid-turn delays every answer held, where unheld ones
+ * had gone (a p99 up to a third higher on a slower machine, docs/benchmarks.md, HTTP, "evening").
  *
  * How: ServerResponse.end() uncorks its socket, which sends what the answer wrote. While
  * `endTogether` ends an answer, the socket's last uncork is held instead, and released in the
