@@ -1,6 +1,6 @@
 import type { CaseResult, HttpBenchResult, ScalingSide } from './http-bench.js';
 import { median } from './http-load.js';
-import { formatCount, formatMiB } from './measure.js';
+import { formatCount, formatMiB, shownAgainst } from './measure.js';
 
 /** The targets of the issues "Production envelope" (part 7) and "The serve path at the speed of the platform". */
 export const HTTP_TARGETS = {
@@ -104,7 +104,7 @@ function targetRows(result: HttpBenchResult): string[] {
     const throughput = one.gridquote.requestsPerSecond / one.baseline.requestsPerSecond;
     const p99 = one.gridquote.p99Ms / one.baseline.p99Ms;
     rows.push(
-      `| ${one.label}: req/s >= ${HTTP_TARGETS.throughputRatio} x node:http, p99 <= ${HTTP_TARGETS.p99Ratio} x | ${throughput.toFixed(2)} x, ${p99.toFixed(2)} x | ${verdict(throughput >= HTTP_TARGETS.throughputRatio && p99 <= HTTP_TARGETS.p99Ratio)} |`,
+      `| ${one.label}: req/s >= ${HTTP_TARGETS.throughputRatio} x node:http, p99 <= ${HTTP_TARGETS.p99Ratio} x | ${shownAgainst(throughput, HTTP_TARGETS.throughputRatio)} x, ${shownAgainst(p99, HTTP_TARGETS.p99Ratio)} x | ${verdict(throughput >= HTTP_TARGETS.throughputRatio && p99 <= HTTP_TARGETS.p99Ratio)} |`,
     );
   }
   const cold = median(result.coldTickerMs);

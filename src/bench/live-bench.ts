@@ -13,7 +13,7 @@ import {
 } from './http-child.js';
 import { fetchOnce } from './http-load.js';
 import { LatencyHistogram, noticeLatency, nowNs, nsToMs } from './latency-histogram.js';
-import { formatCount, removeDatabase } from './measure.js';
+import { formatCount, removeDatabase, shownAgainst } from './measure.js';
 import { processTreeCpuMicros } from './process-cpu.js';
 import { ensureWrk, type LoadRun, type LoadTarget, runWrk } from './wrk.js';
 
@@ -456,7 +456,7 @@ function verdicts(result: LiveBenchResult): string {
   const floorProbe = floor && Math.max(...floor.probes.map((probe) => probe.p99Ms));
   return [
     `errors ${best.load.errors === 0 ? 'none (met)' : `${best.load.errors} (NOT met)`}`,
-    `p99 ${best.load.p99Ms.toFixed(1)} ms (${best.load.p99Ms < 20 ? 'met' : 'NOT met'}${bare(floor?.load.p99Ms)})`,
-    `commit-to-answer p99 ${worstProbe.toFixed(1)} ms (${worstProbe < 10 ? 'met' : 'NOT met'}${bare(floorProbe)})`,
+    `p99 ${shownAgainst(best.load.p99Ms, 20, 1)} ms (${best.load.p99Ms < 20 ? 'met' : 'NOT met'}${bare(floor?.load.p99Ms)})`,
+    `commit-to-answer p99 ${shownAgainst(worstProbe, 10, 1)} ms (${worstProbe < 10 ? 'met' : 'NOT met'}${bare(floorProbe)})`,
   ].join('; ');
 }

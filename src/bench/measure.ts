@@ -22,6 +22,19 @@ export function collectGarbage(): void {
   gc?.();
 }
 
+/**
+ * A measured value printed next to its target's verdict: `digits` decimals, more when that many
+ * would show the target itself for a value on one side of it (0.2966 against 0.3 is "0.297", not
+ * "0.30" beside "NOT met"), so the figure never reads as the other side of the verdict.
+ */
+export function shownAgainst(value: number, target: number, digits = 2): string {
+  let text = value.toFixed(digits);
+  for (let more = digits + 1; Number(text) === target && value !== target && more <= 6; more += 1) {
+    text = value.toFixed(more);
+  }
+  return text;
+}
+
 export function perSecond(count: number, ms: number): number {
   return ms > 0 ? Math.round((count * 1000) / ms) : 0;
 }

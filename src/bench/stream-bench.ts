@@ -8,7 +8,7 @@ import type { FanOutReport } from './fan-out-recorder.js';
 import { type Child, type ChildStats, type CommitMessage, startLiveChild } from './http-child.js';
 import { startServe } from './http-serve.js';
 import { LatencyHistogram, nowNs, nsToMs } from './latency-histogram.js';
-import { formatCount, formatMiB, removeDatabase } from './measure.js';
+import { formatCount, formatMiB, removeDatabase, shownAgainst } from './measure.js';
 import { mainThreadSchedule, processTreeCpuMicros, processTreeRssBytes } from './process-cpu.js';
 import type {
   StreamClientCommand,
@@ -492,7 +492,7 @@ export function streamSection(result: StreamBenchResult): string {
 function verdict(result: StreamBenchResult): string {
   const largest = result.runs.at(-1);
   if (largest === undefined) return 'no run';
-  const met = (p99Ms: number) => `${p99Ms.toFixed(2)} ms (${p99Ms < 10 ? 'met' : 'NOT met'})`;
+  const met = (p99Ms: number) => `${shownAgainst(p99Ms, 10)} ms (${p99Ms < 10 ? 'met' : 'NOT met'})`;
   const { workersRun } = result;
   const onWorkers =
     workersRun === undefined ? '' : `; on \`serve --workers ${workersRun.workers}\` ${met(workersRun.p99Ms)}`;

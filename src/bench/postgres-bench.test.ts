@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { type PostgresBenchResult, postgresSection, type ServerTiming } from './postgres-bench.js';
+
+const timing = (wallMs: number): ServerTiming => ({ wallMs, cpuMs: wallMs / 2, serverCpuMs: wallMs / 3 });
+
+function result(daysWallMs: number, linesWallMs: number): PostgresBenchResult {
+  return {
+    days: 10,
+    events: 95_034,
+    eventsPath: [timing(daysWallMs)],
+    linesPath: [timing(linesWallMs)],
+    bareDays: [timing(340)],
+    bareFile: [timing(225)],
+    openTickerMs: 25,
+    coldTickerMs: 17,
+    warmTickerMs: 19,
+    serverTickerMs: 5,
+    tickerRows: 3_042,
+  };
+}
+
+describe('postgresSection', () => {
+  it('never prints a ratio just under the target as the target itself', () => {
+    // 340 / 1,137 is 0.2990...: "0.30" beside "NOT met" read as a contradiction.
+    const text = postgresSection('a machine', result(1_137, 600), { seed: 1, until: '20250221' });
+    expect(text).toContain('`ingestDays` NOT met (0.299');
+    expect(text).toContain('| A: 0.299 (0.299) |');
+    expect(text).toContain('`ingestLines` met (0.38');
+  });
+});
