@@ -33,18 +33,32 @@ describe('batchedStdout', () => {
     expect(written()).toBe('{"n":1}\n{"n":2,"url":"/api/ticker?futures=é"}\n{"n":3}\n');
   });
 
-  it('writes a batch at once when 8 KiB are waiting', () => {
+  it('writes a batch at once when 64 KiB are waiting', () => {
     const out = batchedStdout(fd);
     const line = `${'x'.repeat(999)}\n`;
-    for (let index = 0; index < 8; index++) out.write(line);
+    for (let index = 0; index < 65; index++) out.write(line);
     expect(written()).toBe('');
     out.write(line);
-    expect(written()).toBe(line.repeat(9));
+    expect(written()).toBe(line.repeat(66));
+  });
+
+  it('gathers batch after batch in one buffer without touching what was written', () => {
+    const out = batchedStdout(fd);
+    const lines: string[] = [];
+    // Three full batches and a partial one, each line telling itself apart from the others.
+    for (let index = 0; index < 250; index++) {
+      const line = `{"n":${index},"fill":"${String.fromCharCode(97 + (index % 26)).repeat(800)}"}\n`;
+      lines.push(line);
+      out.write(line);
+    }
+    expect(written().length).toBeGreaterThan(3 * 65_536);
+    out.flushSync();
+    expect(written()).toBe(lines.join(''));
   });
 
   it('keeps the order of a line longer than any batch, and its UTF-8', () => {
     const out = batchedStdout(fd);
-    const long = `{"url":"${'é'.repeat(6_000)}"}\n`;
+    const long = `{"url":"${'é'.repeat(30_000)}"}\n`;
     out.write('{"n":1}\n');
     out.write(long);
     expect(written()).toBe(`{"n":1}\n${long}`);
@@ -79,10 +93,10 @@ describe('batchedStdout', () => {
     keep(4, 'd');
     await new Promise((resolve) => setTimeout(resolve, 60));
     expect(written()).toBe('{"kept":1,"at":"a"}\n{"kept":2,"at":"b"}\n{"n":3}\n{"kept":4,"at":"d"}\n');
-    // 32 kept are made at once; 8 KiB of them are written at once.
-    for (let n = 0; n < 31; n++) keep(n, 'x'.repeat(300));
+    // 32 kept are made at once; 64 KiB of them are written at once.
+    for (let n = 0; n < 31; n++) keep(n, 'x'.repeat(2_100));
     expect(made).toBe(3);
-    keep(31, 'x'.repeat(300));
+    keep(31, 'x'.repeat(2_100));
     expect(made).toBe(35);
     expect(written().split('\n').length - 1).toBeGreaterThan(4);
     keep(32, 'y');

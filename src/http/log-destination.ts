@@ -6,12 +6,16 @@ import { destination } from 'pino';
  * pool (a thread hand-off, a futex and an eventfd per write): on a busy server that cost about
  * 20 µs of CPU per request (docs/benchmarks.md, "What each removal bought"). Here the lines are
  * gathered and sonic-boom (pino's own writer) writes each batch synchronously, with one
- * write(2), once 8 KiB are waiting or 20 ms after the first line of a batch, whichever comes
- * first: a write per event-loop turn cost the busy server about 2 µs more per request, a larger
- * batch more again ("The fast lane"). The batch is gathered here, not in sonic-boom: its write()
- * measures the UTF-8 length of everything it holds on every line, so a batch of lines handed to
- * it one by one was flattened and measured again for each (about 5% of a busy server's CPU; perf,
- * docs/benchmarks.md). Each line is encoded into the batch's bytes as it comes, instead of being
+ * write(2), once 64 KiB are waiting or 20 ms after the first line of a batch, whichever comes
+ * first: a write per event-loop turn cost the busy server about 2 µs more per request ("The fast
+ * lane"). Every batch is gathered in the same buffer, reused once sonic-boom has written it. A
+ * new buffer for each batch kept V8 collecting its old generation every half second under load
+ * (it counts the memory these buffers take outside its heap), and a larger batch in a new buffer
+ * cost more; with one buffer, 64 KiB batches cost the busy server about 2 µs per request less than
+ * 8 KiB batches in new buffers (docs/benchmarks.md, "HTTP"). The batch is gathered here, not
+ * in sonic-boom: its write() measures the UTF-8 length of everything it holds on every line, so a
+ * batch of lines handed to it one by one was flattened and measured again for each (about 5% of a
+ * busy server's CPU; perf, docs/benchmarks.md). Each line is encoded into the batch's bytes as it comes, instead of being
  * kept as a string to be joined with the others and encoded again at the write: less garbage per
  * request for the young generation to collect (docs/benchmarks.md, "The fast lane"). A line is
  * in the file within 20 ms (all of them at close and exit); a process killed outright loses at
@@ -26,12 +30,12 @@ import { destination } from 'pino';
  */
 
 /** A batch is written once this many bytes are waiting: bounds what a burst holds. */
-const BATCH_BYTES = 8_192;
+const BATCH_BYTES = 65_536;
 /** At most this long between a line and its write. */
 const BATCH_MS = 20;
 /** Room for a batch: its last line may take it past BATCH_BYTES (a UTF-16 unit is at most 3 UTF-8 bytes). */
-const BUFFER_BYTES = 16 * 1024;
-/** Kept lines are made once this many wait: about a batch of request lines. */
+const BUFFER_BYTES = BATCH_BYTES + 8 * 1024;
+/** Kept lines are made once this many wait. */
 const KEPT_LINES = 32;
 
 export interface BatchedDestination {
@@ -47,11 +51,20 @@ export interface BatchedDestination {
 }
 
 export function batchedStdout(fd = 1): BatchedDestination {
-  // Buffer mode: each batch is handed over as bytes, and sonic-boom keeps it until written (a
-  // pipe may take part of it and ask for the rest later), so every batch gets a buffer of its own.
+  // Buffer mode: each batch is handed over as bytes, and sonic-boom keeps them until written (a
+  // pipe may take part of them and ask for the rest later): the buffer is reused only after that.
   const boom = destination({ dest: fd, sync: true, contentMode: 'buffer' });
   // sonic-boom's types declare only its utf8 mode's write(string); in buffer mode it takes bytes.
-  const writeBytes = boom.write.bind(boom) as unknown as (bytes: Buffer) => boolean;
+  const write = boom.write.bind(boom) as unknown as (bytes: Buffer) => boolean;
+  /** Bytes handed to sonic-boom that it has not reported written. */
+  let unwritten = 0;
+  boom.on('write', (bytes: number) => {
+    unwritten -= bytes;
+  });
+  const writeBytes = (bytes: Buffer) => {
+    unwritten += bytes.length;
+    write(bytes);
+  };
   let batch: Buffer | undefined;
   let used = 0;
   let timer: NodeJS.Timeout | undefined;
@@ -63,10 +76,12 @@ export function batchedStdout(fd = 1): BatchedDestination {
     if (kept.length > 0) makeKept();
     if (batch === undefined || used === 0) return;
     const bytes = batch.subarray(0, used);
-    batch = undefined;
     used = 0;
     // In sync mode and with nothing held back, one write(2) of the whole batch.
     writeBytes(bytes);
+    // Written in full (sync mode retries a full pipe until it is): the next batch reuses the
+    // buffer. Should sonic-boom still hold any of it (a failed write), the next gets a new one.
+    if (unwritten !== 0) batch = undefined;
   };
   const add = (line: string) => {
     if (line.length * 3 > BUFFER_BYTES - used) {
