@@ -1,7 +1,7 @@
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { batchedStdout } from './log-destination.js';
 
 describe('batchedStdout', () => {
@@ -43,6 +43,7 @@ describe('batchedStdout', () => {
   });
 
   it('gathers batch after batch in one buffer without touching what was written', () => {
+    const allocations = vi.spyOn(Buffer, 'allocUnsafe');
     const out = batchedStdout(fd);
     const lines: string[] = [];
     // Three full batches and a partial one, each line telling itself apart from the others.
@@ -54,6 +55,9 @@ describe('batchedStdout', () => {
     expect(written().length).toBeGreaterThan(3 * 65_536);
     out.flushSync();
     expect(written()).toBe(lines.join(''));
+    // A new buffer per batch made V8 collect its old generation every half second on a busy server.
+    expect(allocations.mock.calls.filter(([size]) => size >= 65_536)).toHaveLength(1);
+    allocations.mockRestore();
   });
 
   it('keeps the order of a line longer than any batch, and its UTF-8', () => {
