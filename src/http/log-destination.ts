@@ -11,15 +11,15 @@ import { destination } from 'pino';
  * lane"). Every batch is gathered in the same buffer, reused once sonic-boom has written it. A
  * new buffer for each batch kept V8 collecting its old generation every half second under load
  * (it counts the memory these buffers take outside its heap), and a larger batch in a new buffer
- * cost more; with one buffer, 64 KiB batches cost the busy server about 2 µs per request less than
- * 8 KiB batches in new buffers (docs/benchmarks.md, "HTTP"). The batch is gathered here, not
- * in sonic-boom: its write() measures the UTF-8 length of everything it holds on every line, so a
- * batch of lines handed to it one by one was flattened and measured again for each (about 5% of a
- * busy server's CPU; perf, docs/benchmarks.md). Each line is encoded into the batch's bytes as it comes, instead of being
- * kept as a string to be joined with the others and encoded again at the write: less garbage per
- * request for the young generation to collect (docs/benchmarks.md, "The fast lane"). A line is
- * in the file within 20 ms (all of them at close and exit); a process killed outright loses at
- * most the last 20 ms.
+ * cost more; with one buffer, 64 KiB batches cost the busy server about 2 µs per request less
+ * than 8 KiB batches in new buffers (docs/benchmarks.md, "HTTP"). The batch is gathered here,
+ * not in sonic-boom: its write() measures the UTF-8 length of everything it holds on every line,
+ * so a batch of lines handed to it one by one was flattened and measured again for each (about 5%
+ * of a busy server's CPU; perf, docs/benchmarks.md). Each line is encoded into the batch's bytes
+ * as it comes, instead of being kept as a string to be joined with the others and encoded again
+ * at the write: less garbage per request for the young generation to collect (docs/benchmarks.md,
+ * "The fast lane"). A line is in the file within 20 ms (all of them at close and exit); a process
+ * killed outright loses at most the last 20 ms.
  *
  * The request line is not even made per request (keepLines): each request keeps the fields of its
  * line, and the lines of up to KEPT_LINES requests are made and encoded together, in one loop.
