@@ -1,8 +1,9 @@
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { closeSync, constants, mkdtempSync, openSync, readFileSync, readSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { batchedStdout } from './log-destination.js';
+import { batchBytesFor, batchedStdout } from './log-destination.js';
 
 describe('batchedStdout', () => {
   let directory: string;
@@ -58,6 +59,34 @@ describe('batchedStdout', () => {
     // A new buffer per batch made V8 collect its old generation every half second on a busy server.
     expect(allocations.mock.calls.filter(([size]) => size >= 65_536)).toHaveLength(1);
     allocations.mockRestore();
+  });
+
+  it('writes 8 KiB batches to a pipe, which holds 64 KiB, and 64 KiB batches to a file', () => {
+    const fifo = join(directory, 'fifo');
+    execFileSync('mkfifo', [fifo]);
+    // Read and write ends at once, non-blocking, as Node leaves a stdio pipe.
+    const pipe = openSync(fifo, constants.O_RDWR | constants.O_NONBLOCK);
+    const waiting = () => {
+      const bytes = Buffer.alloc(128 * 1024);
+      try {
+        return bytes.toString('utf8', 0, readSync(pipe, bytes));
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'EAGAIN') return '';
+        throw error;
+      }
+    };
+    try {
+      expect(batchBytesFor(fd)).toBe(65_536);
+      expect(batchBytesFor(pipe)).toBe(8_192);
+      const out = batchedStdout(pipe);
+      const line = `${'x'.repeat(999)}\n`;
+      for (let index = 0; index < 8; index++) out.write(line);
+      expect(waiting()).toBe('');
+      out.write(line);
+      expect(waiting()).toBe(line.repeat(9));
+    } finally {
+      closeSync(pipe);
+    }
   });
 
   it('keeps the order of a line longer than any batch, and its UTF-8', () => {

@@ -1,3 +1,4 @@
+import { fstatSync } from 'node:fs';
 import { destination } from 'pino';
 
 /**
@@ -7,12 +8,13 @@ import { destination } from 'pino';
  * 20 µs of CPU per request (docs/benchmarks.md, "What each removal bought"). Here the lines are
  * gathered and sonic-boom (pino's own writer) writes each batch synchronously, with one
  * write(2), once 64 KiB are waiting or 20 ms after the first line of a batch, whichever comes
- * first: a write per event-loop turn cost the busy server about 2 µs more per request ("The fast
- * lane"). Every batch is gathered in the same buffer, reused once sonic-boom has written it. A
- * new buffer for each batch kept V8 collecting its old generation every half second under load
- * (it counts the memory these buffers take outside its heap), and a larger batch in a new buffer
- * cost more; with one buffer, 64 KiB batches cost the busy server about 2 µs per request less
- * than 8 KiB batches in new buffers (docs/benchmarks.md, "HTTP"). The batch is gathered here,
+ * first (8 KiB when stdout is not a file: batchBytesFor): a write per event-loop turn cost the
+ * busy server about 2 µs more per request ("The fast lane"). Every batch is gathered in the same
+ * buffer, reused once sonic-boom has written it. A new buffer for each batch kept V8 collecting
+ * its old generation every half second under load (it counts the memory these buffers take
+ * outside its heap), and a larger batch in a new buffer cost more; with one buffer, 64 KiB batches
+ * to a file cost the busy server about 2 µs per request less than 8 KiB batches in new buffers
+ * (docs/benchmarks.md, "HTTP"). The batch is gathered here,
  * not in sonic-boom: its write() measures the UTF-8 length of everything it holds on every line,
  * so a batch of lines handed to it one by one was flattened and measured again for each (about 5%
  * of a busy server's CPU; perf, docs/benchmarks.md). Each line is encoded into the batch's bytes
@@ -29,12 +31,14 @@ import { destination } from 'pino';
  * keeps the order in which everything was logged.
  */
 
-/** A batch is written once this many bytes are waiting: bounds what a burst holds. */
-const BATCH_BYTES = 65_536;
+/** A batch to a file is written once this many bytes are waiting: bounds what a burst holds. */
+const FILE_BATCH_BYTES = 65_536;
+/** The same to anything else: a pipe, a socket, a terminal (batchBytesFor). */
+const STREAM_BATCH_BYTES = 8_192;
+/** Room past a batch's size for its last line (a UTF-16 unit is at most 3 UTF-8 bytes). */
+const LAST_LINE_BYTES = 8_192;
 /** At most this long between a line and its write. */
 const BATCH_MS = 20;
-/** Room for a batch: its last line may take it past BATCH_BYTES (a UTF-16 unit is at most 3 UTF-8 bytes). */
-const BUFFER_BYTES = BATCH_BYTES + 8 * 1024;
 /** Kept lines are made once this many wait. */
 const KEPT_LINES = 32;
 
@@ -50,7 +54,25 @@ export interface BatchedDestination {
   flushSync(): void;
 }
 
+/**
+ * The batch size for the destination `fd`. A file takes a large write at once. A pipe (a
+ * container's log collector, a service manager, `| tee`) holds 64 KiB: a batch that size fills it
+ * even when its reader keeps up, and on a non-blocking pipe (as Node makes a stdio pipe once
+ * process.stdout is used) sonic-boom then waits 100 ms before it writes the rest: every batch of a
+ * busy server stalled it (p99 100 ms). 8 KiB batches leave the reader room. Sockets and terminals
+ * get the same.
+ */
+export function batchBytesFor(fd: number): number {
+  try {
+    return fstatSync(fd).isFile() ? FILE_BATCH_BYTES : STREAM_BATCH_BYTES;
+  } catch {
+    return STREAM_BATCH_BYTES;
+  }
+}
+
 export function batchedStdout(fd = 1): BatchedDestination {
+  const batchBytes = batchBytesFor(fd);
+  const bufferBytes = batchBytes + LAST_LINE_BYTES;
   // Buffer mode: each batch is handed over as bytes, and sonic-boom keeps them until written (a
   // pipe may take part of them and ask for the rest later): the buffer is reused only after that.
   const boom = destination({ dest: fd, sync: true, contentMode: 'buffer' });
@@ -84,18 +106,18 @@ export function batchedStdout(fd = 1): BatchedDestination {
     if (unwritten !== 0) batch = undefined;
   };
   const add = (line: string) => {
-    if (line.length * 3 > BUFFER_BYTES - used) {
+    if (line.length * 3 > bufferBytes - used) {
       flush();
       // Longer than any batch: on its own.
-      if (line.length * 3 > BUFFER_BYTES) {
+      if (line.length * 3 > bufferBytes) {
         writeBytes(Buffer.from(line));
         return;
       }
     }
-    batch ??= Buffer.allocUnsafe(BUFFER_BYTES);
+    batch ??= Buffer.allocUnsafe(bufferBytes);
     // Each line goes straight into the batch's bytes: no string of the whole batch is made.
     used += batch.write(line, used);
-    if (used >= BATCH_BYTES) flush();
+    if (used >= batchBytes) flush();
     // Unreferenced: a pending batch never keeps the process alive (exit and close flush it).
     else if (timer === undefined) timer = setTimeout(flush, BATCH_MS).unref();
   };
