@@ -147,4 +147,72 @@ describe('DrainingServer', () => {
     await closed;
     socket.destroy();
   });
+
+  describe('keep-alive timeout, applied by the sweep instead of a timer per answer', () => {
+    // Node closes an idle kept-alive connection after keepAliveTimeout plus a margin of its own (1 s).
+    const limits = { ...DEFAULT_HTTP_LIMITS, keepAliveTimeoutMs: 500 };
+
+    /** A raw connection to the server: its text so far, and when it closed (undefined while open). */
+    function client(port: number) {
+      const socket = connect(port, '127.0.0.1');
+      const state = { text: '', closedAt: undefined as number | undefined };
+      socket.on('data', (chunk) => {
+        state.text += String(chunk);
+      });
+      socket.on('close', () => {
+        state.closedAt = Date.now();
+      });
+      const ask = async (answers: number) => {
+        socket.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n');
+        await expect.poll(() => state.text.split('\r\n\r\nok').length - 1).toBe(answers);
+      };
+      return { socket, state, ask };
+    }
+
+    it('closes a kept-alive connection left idle, no sooner than Node would and soon after', async () => {
+      const server = new DrainingServer(limits, (_request, response) => response.end('ok'));
+      const { state, ask } = client(await listen(server));
+      await ask(1);
+      const answered = Date.now();
+      // The header is still Node's, from the server's keep-alive timeout.
+      expect(state.text).toMatch(/\r\nKeep-Alive: timeout=0\r\n/);
+      await expect.poll(() => state.closedAt, { timeout: 10_000, interval: 20 }).toBeDefined();
+      const idle = (state.closedAt ?? 0) - answered;
+      expect(idle).toBeGreaterThanOrEqual(1_400);
+      expect(idle).toBeLessThan(6_000);
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    });
+
+    it('keeps a connection that polls more often than the timeout open', async () => {
+      const server = new DrainingServer(limits, (_request, response) => response.end('ok'));
+      const { socket, state, ask } = client(await listen(server));
+      const started = Date.now();
+      let answers = 0;
+      // Twice Node's limit in all, never idle for longer than a fifth of it.
+      while (Date.now() - started < 3_000) {
+        answers += 1;
+        await ask(answers);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+      }
+      expect(state.closedAt).toBeUndefined();
+      socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    });
+
+    it("leaves a socket timeout with a callback to Node's own timer", async () => {
+      let timedOut = 0;
+      // Not answered: the timeout runs out first (an answer would replace it with Node's keep-alive one).
+      const server = new DrainingServer(DEFAULT_HTTP_LIMITS, (request) => {
+        request.socket.setTimeout(200, () => {
+          timedOut += 1;
+          request.socket.destroy();
+        });
+      });
+      const { socket, state } = client(await listen(server));
+      socket.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n');
+      await expect.poll(() => state.closedAt, { timeout: 5_000 }).toBeDefined();
+      expect(timedOut).toBe(1);
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    });
+  });
 });

@@ -1,5 +1,5 @@
 import { type IncomingMessage, Server, type ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
+import { Socket } from 'node:net';
 import type { HttpLimits } from './limits.js';
 
 /**
@@ -30,8 +30,19 @@ import type { HttpLimits } from './limits.js';
  * path"). A few times per period the sweep looks at the sockets with an answer under way (a
  * request received and its response not yet flushed, which the shutdown bookkeeping above
  * already knows) and destroys those whose traffic has not moved for the period: the same rule
- * as Node's timer, which its reads and every write handed to the socket reset. Between requests
- * Node's keep-alive timeout closes an idle connection, and before the first its request timeout.
+ * as Node's timer, which its reads and every write handed to the socket reset. Before a
+ * connection's first request Node's request timeout closes it.
+ *
+ * Between requests the keep-alive timeout closes an idle connection, and the same sweep applies
+ * it. Node arms it after every answer as a socket timer of its own (a new timer and a bound
+ * function each time, `socket.setTimeout(keepAliveTimeout + 1 s)`), which the next request
+ * disarms: with pollers asking every half second, nearly every one outlived a young-generation
+ * collection and was promoted, a sixth of what survived them under 2,000 polling connections
+ * (docs/benchmarks.md, "Live pollers"). Each socket's setTimeout is replaced (setTimeoutBySweep):
+ * Node's keep-alive calls only note the socket's limit, which the sweep applies to a socket with no
+ * answer under way; any other call goes to Node's own timer, for good. Node still writes the
+ * Keep-Alive header from server.keepAliveTimeout, and a connection closes no sooner than Node would
+ * have closed it (at most a sweep period later).
  */
 export class DrainingServer extends Server {
   /** The latest response of each open socket still being sent (undefined when there is none). */
@@ -39,8 +50,10 @@ export class DrainingServer extends Server {
   #draining = false;
   /** Every response's 'close' listener: one function, the response as `this`. */
   readonly #forgetClosed: (this: ServerResponse) => void;
-  /** Sockets with an answer under way at the last sweeps: their traffic then, and since when it has not moved. */
+  /** Sockets at the last sweeps: their traffic then, and since when it has not moved. */
   readonly #still = new Map<Socket, { moved: number; since: number }>();
+  /** Each open socket's keep-alive limit as Node last set it (0: none): applied while no answer is under way. */
+  readonly #keepAlive = new Map<Socket, number>();
   #sweeper: NodeJS.Timeout | undefined;
 
   constructor(limits: HttpLimits, handler: (request: IncomingMessage, response: ServerResponse) => void) {
@@ -76,31 +89,58 @@ export class DrainingServer extends Server {
     this.on('listening', () => {
       clearInterval(this.#sweeper);
       // Four sweeps a period: a stalled socket goes between one and one and a quarter periods after its last traffic.
-      const every = Math.max(10, Math.min(1_000, Math.floor(limits.idleTimeoutMs / 4)));
-      this.#sweeper = setInterval(() => this.#sweepIdle(Date.now(), limits.idleTimeoutMs), every).unref();
+      const shortest = Math.min(limits.idleTimeoutMs, limits.keepAliveTimeoutMs || limits.idleTimeoutMs);
+      const every = Math.max(10, Math.min(1_000, Math.floor(shortest / 4)));
+      this.#sweeper = setInterval(() => this.#sweep(Date.now(), limits.idleTimeoutMs), every).unref();
     });
     this.on('close', () => clearInterval(this.#sweeper));
+    const keepAlive = this.#keepAlive;
+    const keepAliveMs = limits.keepAliveTimeoutMs;
+    /** A socket's setTimeout: Node's keep-alive timer noted for the sweep, anything else Node's own from then on. */
+    function setTimeoutBySweep(this: Socket, msecs: number, callback?: () => void): Socket {
+      // Node's calls: its keep-alive timeout (with a margin of its own, up to a second) after an
+      // answer, and 0 when the next request comes.
+      if (callback === undefined && (msecs === 0 || (msecs >= keepAliveMs && msecs <= keepAliveMs + 1_000))) {
+        keepAlive.set(this, msecs);
+        (this as { timeout?: number }).timeout = msecs;
+        return this;
+      }
+      keepAlive.set(this, 0);
+      this.setTimeout = Socket.prototype.setTimeout;
+      return this.setTimeout(msecs, callback);
+    }
     this.on('connection', (socket: Socket) => {
       this.#latest.set(socket, undefined);
+      this.#keepAlive.set(socket, 0);
+      if (keepAliveMs > 0) socket.setTimeout = setTimeoutBySweep;
       socket.once('close', () => {
         this.#latest.delete(socket);
         this.#still.delete(socket);
+        this.#keepAlive.delete(socket);
       });
     });
   }
 
-  /** Destroys every socket whose answer under way has not moved a byte either way for the idle timeout. */
-  #sweepIdle(now: number, idleTimeoutMs: number): void {
+  /**
+   * Destroys every socket that has not moved a byte either way for its limit: the idle timeout
+   * while an answer is under way, else its keep-alive timeout, if Node has set one.
+   */
+  #sweep(now: number, idleTimeoutMs: number): void {
     for (const [socket, response] of this.#latest) {
-      if (response === undefined) {
+      const limit = response === undefined ? (this.#keepAlive.get(socket) ?? 0) : idleTimeoutMs;
+      if (limit === 0) {
         this.#still.delete(socket);
         continue;
       }
       // What was read, and what was handed to the socket's handle (not what waits in its buffer).
       const moved = socket.bytesRead + (socket.bytesWritten ?? 0) - socket.writableLength;
       const seen = this.#still.get(socket);
-      if (seen === undefined || seen.moved !== moved) this.#still.set(socket, { moved, since: now });
-      else if (now - seen.since >= idleTimeoutMs) socket.destroy();
+      if (seen === undefined) this.#still.set(socket, { moved, since: now });
+      else if (seen.moved !== moved) {
+        // updated in place: a sweep over thousands of polling connections makes nothing new
+        seen.moved = moved;
+        seen.since = now;
+      } else if (now - seen.since >= limit) socket.destroy();
     }
   }
 
