@@ -155,7 +155,8 @@ export function buildApp(options: AppOptions): FastifyInstance {
   const reader = guardStore(options.reader);
   const clock = options.clock ?? wallClock;
   const versions = new DataVersions(options.onAppend !== undefined);
-  const metrics = createMetrics({ reader, clock });
+  const stdout = options.logger && options.logger.stream === undefined ? batchedStdout() : undefined;
+  const metrics = createMetrics({ reader, clock, ...(stdout?.pipe ? { logPipe: stdout.pipe } : {}) });
   const base = {
     reader,
     keys: guardStore(options.keys),
@@ -182,7 +183,6 @@ export function buildApp(options: AppOptions): FastifyInstance {
           observability,
         });
   const deps: RouteDependencies = { ...base, lane };
-  const stdout = options.logger && options.logger.stream === undefined ? batchedStdout() : undefined;
   const app = Fastify({
     logger: options.logger
       ? {

@@ -89,6 +89,35 @@ describe('batchedStdout', () => {
     }
   });
 
+  it('does not stall on a full pipe: its reader gets the lines later, in order', async () => {
+    const fifo = join(directory, 'fifo');
+    execFileSync('mkfifo', [fifo]);
+    const pipe = openSync(fifo, constants.O_RDWR | constants.O_NONBLOCK);
+    try {
+      const out = batchedStdout(pipe);
+      expect(out.pipe).toBeDefined();
+      expect(batchedStdout(fd).pipe).toBeUndefined();
+      const lines = Array.from({ length: 2_000 }, (_, index) => `{"n":${index},"pad":"${'x'.repeat(90)}"}\n`);
+      // 200 KiB, three times what the pipe holds: sonic-boom's sync mode slept 100 ms on it.
+      const started = performance.now();
+      for (const line of lines) out.write(line);
+      expect(performance.now() - started).toBeLessThan(50);
+      let received = '';
+      const bytes = Buffer.alloc(256 * 1024);
+      for (let turn = 0; turn < 200 && received.length < lines.join('').length; turn++) {
+        try {
+          received += bytes.toString('utf8', 0, readSync(pipe, bytes));
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      expect(received).toBe(lines.join(''));
+    } finally {
+      closeSync(pipe);
+    }
+  });
+
   it('keeps the order of a line longer than any batch, and its UTF-8', () => {
     const out = batchedStdout(fd);
     const long = `{"url":"${'é'.repeat(30_000)}"}\n`;

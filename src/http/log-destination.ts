@@ -1,5 +1,6 @@
 import { fstatSync } from 'node:fs';
 import { destination } from 'pino';
+import { PipeWriter } from './pipe-writer.js';
 
 /**
  * Where the request log goes when the app is given no stream: standard output, written by the
@@ -22,6 +23,11 @@ import { destination } from 'pino';
  * at the write: less garbage per request for the young generation to collect (docs/benchmarks.md,
  * "The fast lane"). A line is in the file within 20 ms (all of them at close and exit); a process
  * killed outright loses at most the last 20 ms.
+ *
+ * A pipe or a socket (a container's log collector, a service manager, `| tee`) is written by
+ * pipe-writer.ts instead of sonic-boom: when its reader falls behind, what it has no room for
+ * waits in this process (up to 4 MiB) instead of sonic-boom's sync mode putting the serving thread
+ * to sleep for 100 ms at a time.
  *
  * The request line is not even made per request (keepLines): each request keeps the fields of its
  * line, and the lines of up to KEPT_LINES requests are made and encoded together, in one loop.
@@ -52,15 +58,15 @@ export interface BatchedDestination {
   keepLines<A, B>(make: (a: A, b: B) => string): (a: A, b: B) => void;
   /** Writes what is gathered, now (on close and exit), and syncs the file. */
   flushSync(): void;
+  /** A pipe's or socket's writer (its waits and losses, for the metrics); undefined for a file. */
+  readonly pipe: PipeWriter | undefined;
 }
 
 /**
  * The batch size for the destination `fd`. A file takes a large write at once. A pipe (a
  * container's log collector, a service manager, `| tee`) holds 64 KiB: a batch that size fills it
- * even when its reader keeps up, and on a non-blocking pipe (as Node makes a stdio pipe once
- * process.stdout is used) sonic-boom then waits 100 ms before it writes the rest: every batch of a
- * busy server stalled it (p99 100 ms). 8 KiB batches leave the reader room. Sockets and terminals
- * get the same.
+ * even when its reader keeps up, and a full pipe makes the batch wait (pipe-writer.ts). 8 KiB
+ * batches leave the reader room. Sockets and terminals get the same.
  */
 export function batchBytesFor(fd: number): number {
   try {
@@ -70,11 +76,33 @@ export function batchBytesFor(fd: number): number {
   }
 }
 
-export function batchedStdout(fd = 1): BatchedDestination {
-  const batchBytes = batchBytesFor(fd);
-  const bufferBytes = batchBytes + LAST_LINE_BYTES;
+/** Whether `fd` is a pipe or a socket: written by a PipeWriter. */
+function isPipeOrSocket(fd: number): boolean {
+  try {
+    const stat = fstatSync(fd);
+    return stat.isFIFO() || stat.isSocket();
+  } catch {
+    return false;
+  }
+}
+
+/** Writes a batch's bytes; true when written in full, so that the batch's buffer may be reused. */
+type WriteBytes = (bytes: Buffer) => boolean;
+
+/**
+ * The writer of `fd`: a PipeWriter for a pipe or socket, sonic-boom (pino's own writer) in sync
+ * mode for a file or terminal.
+ */
+function writerFor(fd: number): { write: WriteBytes; flushSync(): void; pipe: PipeWriter | undefined } {
+  if (isPipeOrSocket(fd)) {
+    // Standard output's stream, once made, has libuv set its pipe or socket non-blocking: a full
+    // one then answers EAGAIN, so that its bytes can wait, instead of blocking the thread.
+    if (fd === 1) void process.stdout;
+    const pipe = new PipeWriter(fd);
+    return { write: (bytes) => pipe.write(bytes), flushSync: () => pipe.flushSync(), pipe };
+  }
   // Buffer mode: each batch is handed over as bytes, and sonic-boom keeps them until written (a
-  // pipe may take part of them and ask for the rest later): the buffer is reused only after that.
+  // terminal may take part of them and ask for the rest later).
   const boom = destination({ dest: fd, sync: true, contentMode: 'buffer' });
   // sonic-boom's types declare only its utf8 mode's write(string); in buffer mode it takes bytes.
   const write = boom.write.bind(boom) as unknown as (bytes: Buffer) => boolean;
@@ -83,10 +111,23 @@ export function batchedStdout(fd = 1): BatchedDestination {
   boom.on('write', (bytes: number) => {
     unwritten -= bytes;
   });
-  const writeBytes = (bytes: Buffer) => {
-    unwritten += bytes.length;
-    write(bytes);
+  return {
+    write(bytes) {
+      unwritten += bytes.length;
+      write(bytes);
+      // In sync mode a file takes the whole batch at once; should sonic-boom still hold any of
+      // it (a failed write), the buffer is not reused.
+      return unwritten === 0;
+    },
+    flushSync: () => boom.flushSync(),
+    pipe: undefined,
   };
+}
+
+export function batchedStdout(fd = 1): BatchedDestination {
+  const batchBytes = batchBytesFor(fd);
+  const bufferBytes = batchBytes + LAST_LINE_BYTES;
+  const writer = writerFor(fd);
   let batch: Buffer | undefined;
   let used = 0;
   let timer: NodeJS.Timeout | undefined;
@@ -99,18 +140,16 @@ export function batchedStdout(fd = 1): BatchedDestination {
     if (batch === undefined || used === 0) return;
     const bytes = batch.subarray(0, used);
     used = 0;
-    // In sync mode and with nothing held back, one write(2) of the whole batch.
-    writeBytes(bytes);
-    // Written in full (sync mode retries a full pipe until it is): the next batch reuses the
-    // buffer. Should sonic-boom still hold any of it (a failed write), the next gets a new one.
-    if (unwritten !== 0) batch = undefined;
+    // One write(2) of the whole batch. Written in full, the next batch reuses the buffer; kept
+    // by the writer until its reader has room, the next batch gets a new one.
+    if (!writer.write(bytes)) batch = undefined;
   };
   const add = (line: string) => {
     if (line.length * 3 > bufferBytes - used) {
       flush();
       // Longer than any batch: on its own.
       if (line.length * 3 > bufferBytes) {
-        writeBytes(Buffer.from(line));
+        writer.write(Buffer.from(line));
         return;
       }
     }
@@ -144,7 +183,8 @@ export function batchedStdout(fd = 1): BatchedDestination {
     },
     flushSync() {
       flush();
-      boom.flushSync();
+      writer.flushSync();
     },
+    pipe: writer.pipe,
   };
 }

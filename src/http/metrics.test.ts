@@ -175,6 +175,29 @@ describe('notice delay', () => {
   });
 });
 
+describe('log writer', () => {
+  it("adds what the log pipe's waits and losses grew by at each scrape", async () => {
+    const reader = { version: async () => 2, latestDate: async () => undefined } as unknown as MarketReader;
+    const logPipe = { waitedMs: 1_500, lostLines: 3 };
+    const metrics = createMetrics({ reader, clock: wallClock, logPipe });
+    let text = await metrics.registry.metrics();
+    expect(sample(text, 'gridquote_log_wait_seconds_total')).toBe(1.5);
+    expect(sample(text, 'gridquote_log_lines_lost_total')).toBe(3);
+    logPipe.waitedMs = 2_000;
+    logPipe.lostLines = 10;
+    text = await metrics.registry.metrics();
+    expect(sample(text, 'gridquote_log_wait_seconds_total')).toBe(2);
+    expect(sample(text, 'gridquote_log_lines_lost_total')).toBe(10);
+  });
+
+  it('reads zero when the log is not a pipe', async () => {
+    const reader = { version: async () => 2, latestDate: async () => undefined } as unknown as MarketReader;
+    const text = await createMetrics({ reader, clock: wallClock }).registry.metrics();
+    expect(sample(text, 'gridquote_log_wait_seconds_total')).toBe(0);
+    expect(sample(text, 'gridquote_log_lines_lost_total')).toBe(0);
+  });
+});
+
 describe('access to /metrics', () => {
   it('without a token: loopback clients only', async () => {
     expect((await api.app.inject({ url: '/metrics', remoteAddress: '127.0.0.1' })).statusCode).toBe(200);

@@ -51,6 +51,8 @@ export interface MetricsSources {
   readonly reader: MarketReader;
   /** The exchange clock: the lag is its now minus the newest event's time. */
   readonly clock: ExchangeClock;
+  /** The log's writer when stdout is a pipe or socket (log-destination.ts): its waits and losses. */
+  readonly logPipe?: { readonly waitedMs: number; readonly lostLines: number };
 }
 
 export function createMetrics(sources: MetricsSources): Metrics {
@@ -124,6 +126,31 @@ export function createMetrics(sources: MetricsSources): Metrics {
     name: 'gridquote_streams_dropped_slow_total',
     help: 'Event streams closed because the client read too slowly (its queue reached the bound).',
     registers,
+  });
+
+  // The log writer keeps running totals; a scrape adds what they grew by.
+  const { logPipe } = sources;
+  let logWaitedMs = 0;
+  new Counter({
+    name: 'gridquote_log_wait_seconds_total',
+    help: "Time the server waited for its log's reader (stdout a pipe or socket whose reader fell 4 MiB behind).",
+    registers,
+    collect() {
+      const waited = logPipe?.waitedMs ?? 0;
+      this.inc((waited - logWaitedMs) / 1000);
+      logWaitedMs = waited;
+    },
+  });
+  let logLostLines = 0;
+  new Counter({
+    name: 'gridquote_log_lines_lost_total',
+    help: 'Log lines dropped because writing them to stdout failed (its reader gone), or left unwritten at exit.',
+    registers,
+    collect() {
+      const lost = logPipe?.lostLines ?? 0;
+      this.inc(lost - logLostLines);
+      logLostLines = lost;
+    },
   });
 
   const noticeDelay = new Histogram({

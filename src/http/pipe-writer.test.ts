@@ -1,0 +1,173 @@
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { closeSync, constants, mkdtempSync, openSync, readFileSync, readSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { MAX_QUEUED_BYTES, PipeWriter } from './pipe-writer.js';
+
+describe('PipeWriter', () => {
+  let directory: string;
+  let fifo: string;
+  /** Both ends of the FIFO, non-blocking, as Node leaves a stdio pipe. */
+  let pipe: number;
+  const open: ChildProcess[] = [];
+
+  beforeEach(() => {
+    directory = mkdtempSync(join(tmpdir(), 'gridquote-pipe-'));
+    fifo = join(directory, 'fifo');
+    execFileSync('mkfifo', [fifo]);
+    pipe = openSync(fifo, constants.O_RDWR | constants.O_NONBLOCK);
+  });
+  afterEach(() => {
+    for (const child of open.splice(0)) child.kill('SIGKILL');
+    try {
+      closeSync(pipe);
+    } catch {
+      // closed by the test
+    }
+    rmSync(directory, { recursive: true, force: true });
+  });
+
+  /** What the pipe holds now, read without blocking. */
+  const readWaiting = (): string => {
+    const chunks: Buffer[] = [];
+    const bytes = Buffer.alloc(256 * 1024);
+    for (;;) {
+      try {
+        const read = readSync(pipe, bytes);
+        if (read === 0) break;
+        chunks.push(Buffer.from(bytes.subarray(0, read)));
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'EAGAIN') break;
+        throw error;
+      }
+    }
+    return Buffer.concat(chunks).toString();
+  };
+  const lines = (from: number, count: number, length = 100): Buffer[] =>
+    Array.from({ length: count }, (_, index) =>
+      Buffer.from(`${String(from + index).padStart(8, '0')}${'x'.repeat(length - 9)}\n`),
+    );
+
+  it('writes at once while the reader has room, and the buffer may be reused', () => {
+    const writer = new PipeWriter(pipe);
+    const [line] = lines(1, 1);
+    expect(writer.write(line as Buffer)).toBe(true);
+    expect(readWaiting()).toBe(String(line));
+    expect(writer.queuedBytes).toBe(0);
+  });
+
+  it('keeps what a full pipe has no room for, without waiting, and writes it in order as the reader takes it', async () => {
+    const writer = new PipeWriter(pipe);
+    // 200 KiB of lines: three times what the pipe holds.
+    const all = lines(1, 2_048);
+    const started = performance.now();
+    const reusable = all.map((line) => writer.write(line));
+    expect(performance.now() - started).toBeLessThan(50);
+    expect(reusable[0]).toBe(true);
+    expect(reusable.at(-1)).toBe(false);
+    expect(writer.queuedBytes).toBeGreaterThan(100_000);
+    expect(writer.waitedMs).toBe(0);
+    let received = '';
+    for (let turn = 0; turn < 200 && received.length < 2_048 * 100; turn++) {
+      received += readWaiting();
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(received).toBe(Buffer.concat(all).toString());
+    expect(writer.queuedBytes).toBe(0);
+    expect(writer.lostLines).toBe(0);
+  });
+
+  it(`past ${MAX_QUEUED_BYTES / 1024 / 1024} MiB waiting, a write waits for the reader: nothing is dropped`, async () => {
+    const out = join(directory, 'out');
+    // A reader that starts 300 ms late, then takes everything.
+    const reader = spawn('sh', ['-c', `sleep 0.3; cat '${fifo}' > '${out}'`], { stdio: 'ignore' });
+    open.push(reader);
+    const writer = new PipeWriter(pipe);
+    // 4.8 MB: past the bound once the pipe is full.
+    const all = lines(1, 4_800, 1_000);
+    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      const started = performance.now();
+      for (const line of all) writer.write(line);
+      const took = performance.now() - started;
+      expect(took).toBeGreaterThan(200);
+      expect(writer.waitedMs).toBeGreaterThan(200);
+      expect(writer.queuedBytes).toBeLessThanOrEqual(MAX_QUEUED_BYTES);
+      expect(stderr).toHaveBeenCalledWith(
+        "gridquote: the request log's reader is 4 MiB behind: the server waits for it\n",
+      );
+      writer.flushSync();
+      expect(writer.queuedBytes).toBe(0);
+    } finally {
+      stderr.mockRestore();
+    }
+    // The last writer closes: the reader meets the end.
+    closeSync(pipe);
+    await once(reader, 'exit');
+    expect(readFileSync(out).equals(Buffer.concat(all))).toBe(true);
+    expect(writer.lostLines).toBe(0);
+  });
+
+  it('at exit gives a reader that takes nothing 2 s, then counts the lines left as lost', () => {
+    const writer = new PipeWriter(pipe);
+    const all = lines(1, 1_024);
+    for (const line of all) writer.write(line);
+    const waiting = writer.queuedBytes;
+    expect(waiting).toBeGreaterThan(0);
+    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      const started = performance.now();
+      writer.flushSync();
+      expect(performance.now() - started).toBeGreaterThanOrEqual(1_990);
+      expect(stderr).toHaveBeenCalledWith(
+        "gridquote: the request log's reader took nothing for 2000 ms: its last lines are lost\n",
+      );
+    } finally {
+      stderr.mockRestore();
+    }
+    expect(writer.lostLines).toBe(waiting / 100);
+    expect(writer.queuedBytes).toBe(0);
+    // What the pipe took is whole lines, in order.
+    expect(readWaiting()).toBe(
+      Buffer.concat(all)
+        .toString()
+        .slice(0, 1_024 * 100 - waiting),
+    );
+  });
+
+  it('when the reader is gone, drops the lines, says so once and goes on', async () => {
+    // A reader that takes one byte and exits: the writes after it fail with EPIPE.
+    const reader = spawn('head', ['-c', '1', fifo], { stdio: 'ignore' });
+    open.push(reader);
+    closeSync(pipe);
+    let writeEnd: number | undefined;
+    for (let tries = 0; writeEnd === undefined && tries < 200; tries++) {
+      try {
+        // Opened without blocking once the reader has opened its end (ENXIO before that).
+        writeEnd = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
+      } catch {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    }
+    if (writeEnd === undefined) throw new Error('the reader never opened the FIFO');
+    pipe = writeEnd;
+    const writer = new PipeWriter(writeEnd);
+    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      expect(writer.write(Buffer.from('0\n'))).toBe(true);
+      await once(reader, 'exit');
+      expect(writer.write(Buffer.from('a\nb\n'))).toBe(true);
+      expect(writer.write(Buffer.from('c\n'))).toBe(true);
+      expect(writer.lostLines).toBe(3);
+      expect(writer.queuedBytes).toBe(0);
+      expect(stderr).toHaveBeenCalledTimes(1);
+      expect(String(stderr.mock.calls[0]?.[0])).toMatch(
+        /^gridquote: writing the request log failed \(.*EPIPE.*\): its lines are dropped from now on\n$/,
+      );
+    } finally {
+      stderr.mockRestore();
+    }
+  });
+});

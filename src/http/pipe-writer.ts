@@ -1,0 +1,152 @@
+import { writeSync } from 'node:fs';
+
+/**
+ * Bytes that may wait in this process for a full pipe or socket before a write waits for its
+ * reader: a log collector that pauses is absorbed without the server noticing (about 15,000
+ * request lines), and memory stays bounded when it falls behind for good.
+ */
+export const MAX_QUEUED_BYTES = 4 * 1024 * 1024;
+/** While bytes wait, the event loop tries to write them this often. */
+const RETRY_MS = 5;
+/** A write past the bound, and the flush at exit, wait for the reader in steps of this long. */
+const WAIT_STEP_MS = 1;
+/** At exit the reader gets this long to take what is left; the rest is lost (and said). */
+const EXIT_WAIT_MS = 2_000;
+/** A warning on stderr at most this often. */
+const WARN_EVERY_MS = 10_000;
+
+const SLEEPER = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * Writes bytes to a non-blocking pipe or socket from the main thread, in order, and never sleeps
+ * on a full one as sonic-boom's sync mode does (100 ms at a time, every request waiting with
+ * it: docs/benchmarks.md, HTTP, "a slow log reader"). What the reader has no room for waits here
+ * and is written as the event loop turns (a timer, only while something waits); past
+ * MAX_QUEUED_BYTES a write waits until the reader has taken enough, so no line is dropped and
+ * the server slows to the reader's pace only when the reader cannot keep up at all. A write that
+ * fails otherwise (the reader is gone: EPIPE) drops what waits and every later line, and says so
+ * on stderr once: the server goes on serving.
+ */
+export class PipeWriter {
+  /** Bytes not yet written, in order; the first may be the rest of a part-written buffer. */
+  #queue: Buffer[] = [];
+  #queued = 0;
+  #timer: NodeJS.Timeout | undefined;
+  #failure: Error | undefined;
+  #warnedAt = Number.NEGATIVE_INFINITY;
+  /** Time writes waited for the reader (past the bound, or at exit), ms. */
+  waitedMs = 0;
+  /** Lines dropped after a failed write, or left unwritten at exit. */
+  lostLines = 0;
+
+  constructor(private readonly fd: number) {}
+
+  get queuedBytes(): number {
+    return this.#queued;
+  }
+
+  /**
+   * Writes `bytes` or queues what the reader has no room for. true: they were written (or
+   * dropped after a failure), and the caller may reuse the buffer; false: some of it is kept
+   * until written.
+   */
+  write(bytes: Buffer): boolean {
+    if (this.#failure !== undefined) {
+      this.lostLines += countLines(bytes);
+      return true;
+    }
+    this.#queue.push(bytes);
+    this.#queued += bytes.length;
+    // Written at once when nothing waits; behind bytes that wait, it waits too (in order) and
+    // the timer tries them: a full pipe answers each try with an error, which costs.
+    if (this.#queue.length === 1) this.#drain();
+    if (this.#queued > MAX_QUEUED_BYTES) {
+      this.#warn("the request log's reader is 4 MiB behind: the server waits for it");
+      this.#waitUntilQueuedAtMost(MAX_QUEUED_BYTES, Number.POSITIVE_INFINITY);
+    }
+    this.#schedule();
+    return this.#queued === 0;
+  }
+
+  /** Writes everything queued, waiting up to EXIT_WAIT_MS for the reader (on close and exit). */
+  flushSync(): void {
+    this.#drain();
+    if (this.#queued > 0 && !this.#waitUntilQueuedAtMost(0, EXIT_WAIT_MS)) {
+      this.#warn(`the request log's reader took nothing for ${EXIT_WAIT_MS} ms: its last lines are lost`);
+      this.#dropQueue();
+    }
+  }
+
+  /** Writes what waits, as far as the reader has room; a failed write drops it all. */
+  #drain(): void {
+    while (this.#queue.length > 0) {
+      const first = this.#queue[0] as Buffer;
+      let written = 0;
+      try {
+        while (written < first.length) written += writeSync(this.fd, first, written, first.length - written);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') {
+          this.#failure = error instanceof Error ? error : new Error(String(error));
+          this.#warn(
+            `writing the request log failed (${this.#failure.message}): its lines are dropped from now on`,
+          );
+          this.#queue[0] = first.subarray(written);
+          this.#dropQueue();
+          return;
+        }
+      }
+      this.#queued -= written;
+      if (written < first.length) {
+        // The reader has no room: the rest waits.
+        this.#queue[0] = first.subarray(written);
+        return;
+      }
+      this.#queue.shift();
+    }
+  }
+
+  #dropQueue(): void {
+    for (const bytes of this.#queue) this.lostLines += countLines(bytes);
+    this.#queue = [];
+    this.#queued = 0;
+  }
+
+  /** Waits on this thread until at most `bytes` wait; false if `limitMs` passed first. */
+  #waitUntilQueuedAtMost(bytes: number, limitMs: number): boolean {
+    const start = performance.now();
+    let done = true;
+    while (this.#queued > bytes) {
+      if (performance.now() - start >= limitMs) {
+        done = false;
+        break;
+      }
+      Atomics.wait(SLEEPER, 0, 0, WAIT_STEP_MS);
+      this.#drain();
+    }
+    this.waitedMs += performance.now() - start;
+    return done;
+  }
+
+  /** While bytes wait, a timer writes them; unreferenced (exit flushes what is left). */
+  #schedule(): void {
+    if (this.#timer !== undefined || this.#queued === 0) return;
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.#drain();
+      this.#schedule();
+    }, RETRY_MS).unref();
+  }
+
+  #warn(text: string): void {
+    const now = performance.now();
+    if (now - this.#warnedAt < WARN_EVERY_MS) return;
+    this.#warnedAt = now;
+    process.stderr.write(`gridquote: ${text}\n`);
+  }
+}
+
+function countLines(bytes: Buffer): number {
+  let lines = 0;
+  for (let at = bytes.indexOf(10); at !== -1; at = bytes.indexOf(10, at + 1)) lines += 1;
+  return lines;
+}
