@@ -20,7 +20,7 @@ const SLEEPER = new Int32Array(new SharedArrayBuffer(4));
 /**
  * Writes bytes to a non-blocking pipe or socket from the main thread, in order, and never sleeps
  * on a full one as sonic-boom's sync mode does (100 ms at a time, every request waiting with
- * it: docs/benchmarks.md, HTTP, "a slow log reader"). What the reader has no room for waits here
+ * it: docs/benchmarks.md, the serve path's table, "the request log to a pipe"). What the reader has no room for waits here
  * and is written as the event loop turns (a timer, only while something waits); past
  * MAX_QUEUED_BYTES a write waits until the reader has taken enough, so no line is dropped and
  * the server slows to the reader's pace only when the reader cannot keep up at all. A write that
@@ -61,7 +61,9 @@ export class PipeWriter {
     // the timer tries them: a full pipe answers each try with an error, which costs.
     if (this.#queue.length === 1) this.#drain();
     if (this.#queued > MAX_QUEUED_BYTES) {
-      this.#warn("the request log's reader is 4 MiB behind: the server waits for it");
+      this.#warn(
+        `the request log's reader is ${MAX_QUEUED_BYTES / 2 ** 20} MiB behind: the server waits for it`,
+      );
       this.#waitUntilQueuedAtMost(MAX_QUEUED_BYTES, Number.POSITIVE_INFINITY);
     }
     this.#schedule();
