@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { batchBytesFor, batchedStdout } from './log-destination.js';
+import { PipeWriter } from './pipe-writer.js';
 
 describe('batchedStdout', () => {
   let directory: string;
@@ -61,7 +62,7 @@ describe('batchedStdout', () => {
     allocations.mockRestore();
   });
 
-  it('writes 8 KiB batches to a pipe, which holds 64 KiB, and 64 KiB batches to a file', () => {
+  it('writes 4 KiB batches to a pipe, which holds 64 KiB, and 64 KiB batches to a file', () => {
     const fifo = join(directory, 'fifo');
     execFileSync('mkfifo', [fifo]);
     // Read and write ends at once, non-blocking, as Node leaves a stdio pipe.
@@ -77,13 +78,21 @@ describe('batchedStdout', () => {
     };
     try {
       expect(batchBytesFor(fd)).toBe(65_536);
-      expect(batchBytesFor(pipe)).toBe(8_192);
+      expect(batchBytesFor(pipe)).toBe(4_096);
       const out = batchedStdout(pipe);
       const line = `${'x'.repeat(999)}\n`;
-      for (let index = 0; index < 8; index++) out.write(line);
+      for (let index = 0; index < 4; index++) out.write(line);
+      expect(waiting()).toBe('');
+      // The fifth line would take the batch past 4 KiB: the four before it go out whole, alone.
+      out.write(line);
+      expect(waiting()).toBe(line.repeat(4));
+      for (let index = 0; index < 3; index++) out.write(line);
       expect(waiting()).toBe('');
       out.write(line);
-      expect(waiting()).toBe(line.repeat(9));
+      expect(waiting()).toBe(line.repeat(4));
+      // The last line, before the descriptor closes (and its number is reused).
+      out.flushSync();
+      expect(waiting()).toBe(line);
     } finally {
       closeSync(pipe);
     }
@@ -113,6 +122,92 @@ describe('batchedStdout', () => {
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
       expect(received).toBe(lines.join(''));
+    } finally {
+      closeSync(pipe);
+    }
+  });
+
+  it('writes a pipe only whole lines, at most 4 KiB at a time: what a pipe takes whole or not at all', () => {
+    const fifo = join(directory, 'fifo');
+    execFileSync('mkfifo', [fifo]);
+    const pipe = openSync(fifo, constants.O_RDWR | constants.O_NONBLOCK);
+    // Each write's bytes as they were then (a written batch's buffer is reused).
+    const chunks: string[] = [];
+    const write = PipeWriter.prototype.write;
+    const writes = vi.spyOn(PipeWriter.prototype, 'write').mockImplementation(function (
+      this: PipeWriter,
+      bytes,
+    ) {
+      chunks.push(bytes.toString());
+      return write.call(this, bytes);
+    });
+    try {
+      const out = batchedStdout(pipe);
+      // Lines of 20 to 1,000 bytes (40 KB: the pipe takes them all), a third kept and made later.
+      const lines = Array.from(
+        { length: 80 },
+        (_, n) => `{"n":${n},"pad":"${'x'.repeat((n * 337) % 980)}"}\n`,
+      );
+      const keep = out.keepLines((text: string, _: undefined) => text);
+      for (const [n, line] of lines.entries()) {
+        if (n % 3 === 0) keep(line, undefined);
+        else out.write(line);
+      }
+      out.flushSync();
+      expect(out.pipe?.lostLines).toBe(0);
+      expect(chunks.length).toBeGreaterThan(8);
+      for (const chunk of chunks) {
+        expect(Buffer.byteLength(chunk)).toBeLessThanOrEqual(4_096);
+        expect(chunk.endsWith('\n')).toBe(true);
+      }
+      expect(chunks.join('')).toBe(lines.join(''));
+    } finally {
+      writes.mockRestore();
+      closeSync(pipe);
+    }
+  });
+
+  it('keeps the lines of two writers to one full pipe whole (the workers of serve --workers)', async () => {
+    const fifo = join(directory, 'fifo');
+    execFileSync('mkfifo', [fifo]);
+    const pipe = openSync(fifo, constants.O_RDWR | constants.O_NONBLOCK);
+    try {
+      const writers = { a: batchedStdout(pipe), b: batchedStdout(pipe) };
+      const line = (writer: string, n: number) =>
+        `{"w":"${writer}","n":${n},"pad":"${'x'.repeat(50 + (n % 90))}"}\n`;
+      let received = '';
+      const bytes = Buffer.alloc(4096);
+      // The two write in turn into a pipe kept nearly full by a reader that takes 4 KiB at a time.
+      for (let n = 0; n < 8_000; n++) {
+        writers.a.write(line('a', n));
+        writers.b.write(line('b', n));
+        if (n % 40 === 0) {
+          try {
+            received += bytes.toString('utf8', 0, readSync(pipe, bytes));
+          } catch (error) {
+            if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
+          }
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+      }
+      // The rest goes out on the writers' timers as the reader takes it.
+      const big = Buffer.alloc(1024 * 1024);
+      for (let turn = 0; turn < 300; turn++) {
+        try {
+          received += big.toString('utf8', 0, readSync(pipe, big));
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
+        }
+        if (received.split('\n').length - 1 >= 16_000) break;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      const lines = received.split('\n').slice(0, -1);
+      const mangled = lines.filter((text) => !/^\{"w":"[ab]","n":\d+,"pad":"x+"\}$/.test(text));
+      expect(mangled).toEqual([]);
+      for (const writer of ['a', 'b']) {
+        const mine = lines.filter((text) => text.startsWith(`{"w":"${writer}"`));
+        expect(mine).toEqual(Array.from({ length: 8_000 }, (_, n) => line(writer, n).trimEnd()));
+      }
     } finally {
       closeSync(pipe);
     }

@@ -9,7 +9,7 @@ import { PipeWriter } from './pipe-writer.js';
  * 20 µs of CPU per request (docs/benchmarks.md, "What each removal bought"). Here the lines are
  * gathered and sonic-boom (pino's own writer) writes each batch synchronously, with one
  * write(2), once 64 KiB are waiting or 20 ms after the first line of a batch, whichever comes
- * first (8 KiB when stdout is not a file: batchBytesFor): a write per event-loop turn cost the
+ * first (4 or 8 KiB when stdout is not a file: batchBytesFor): a write per event-loop turn cost the
  * busy server about 2 µs more per request ("The fast lane"). Every batch is gathered in the same
  * buffer, reused once sonic-boom has written it. A new buffer for each batch kept V8 collecting
  * its old generation every half second under load (it counts the memory these buffers take
@@ -39,8 +39,14 @@ import { PipeWriter } from './pipe-writer.js';
 
 /** A batch to a file is written once this many bytes are waiting: bounds what a burst holds. */
 const FILE_BATCH_BYTES = 65_536;
-/** The same to anything else: a pipe, a socket, a terminal (batchBytesFor). */
+/** The same to anything else: a socket, a terminal (batchBytesFor). */
 const STREAM_BATCH_BYTES = 8_192;
+/**
+ * The same to a pipe: PIPE_BUF on Linux, the most that a pipe takes whole or not at all. The
+ * workers of `serve --workers` share their standard output: written in larger pieces, a full pipe
+ * took part of one worker's batch and then another's lines, cutting a line in two.
+ */
+const PIPE_BATCH_BYTES = 4_096;
 /** Room past a batch's size for its last line (a UTF-16 unit is at most 3 UTF-8 bytes). */
 const LAST_LINE_BYTES = 8_192;
 /** At most this long between a line and its write. */
@@ -65,12 +71,15 @@ export interface BatchedDestination {
 /**
  * The batch size for the destination `fd`. A file takes a large write at once. A pipe (a
  * container's log collector, a service manager, `| tee`) holds 64 KiB: a batch that size fills it
- * even when its reader keeps up, and a full pipe makes the batch wait (pipe-writer.ts). 8 KiB
- * batches leave the reader room. Sockets and terminals get the same.
+ * even when its reader keeps up, and a full pipe makes the batch wait (pipe-writer.ts). Smaller
+ * batches leave the reader room: 4 KiB to a pipe, each written whole (PIPE_BATCH_BYTES), 8 KiB to
+ * a socket or terminal.
  */
 export function batchBytesFor(fd: number): number {
   try {
-    return fstatSync(fd).isFile() ? FILE_BATCH_BYTES : STREAM_BATCH_BYTES;
+    const stat = fstatSync(fd);
+    if (stat.isFile()) return FILE_BATCH_BYTES;
+    return stat.isFIFO() ? PIPE_BATCH_BYTES : STREAM_BATCH_BYTES;
   } catch {
     return STREAM_BATCH_BYTES;
   }
@@ -144,6 +153,20 @@ export function batchedStdout(fd = 1): BatchedDestination {
     // by the writer until its reader has room, the next batch gets a new one.
     if (!writer.write(bytes)) batch = undefined;
   };
+  /**
+   * A line that took the batch past the size a pipe takes whole: the lines before it are written
+   * on their own, and it begins the next batch (in the same buffer when that was written in full).
+   */
+  const splitAt = (start: number) => {
+    const before = batch as Buffer;
+    const end = used;
+    if (writer.write(before.subarray(0, start))) before.copyWithin(0, start, end);
+    else {
+      batch = Buffer.allocUnsafe(bufferBytes);
+      before.copy(batch, 0, start, end);
+    }
+    used = end - start;
+  };
   const add = (line: string) => {
     if (line.length * 3 > bufferBytes - used) {
       flush();
@@ -155,7 +178,9 @@ export function batchedStdout(fd = 1): BatchedDestination {
     }
     batch ??= Buffer.allocUnsafe(bufferBytes);
     // Each line goes straight into the batch's bytes: no string of the whole batch is made.
+    const start = used;
     used += batch.write(line, used);
+    if (used > batchBytes && start > 0 && batchBytes === PIPE_BATCH_BYTES) splitAt(start);
     if (used >= batchBytes) flush();
     // Unreferenced: a pending batch never keeps the process alive (exit and close flush it).
     else if (timer === undefined) timer = setTimeout(flush, BATCH_MS).unref();
