@@ -108,7 +108,12 @@ function writerFor(fd: number): { write: WriteBytes; flushSync(): void; pipe: Pi
     // one then answers EAGAIN, so that its bytes can wait, instead of blocking the thread.
     if (fd === 1) void process.stdout;
     const pipe = new PipeWriter(fd);
-    return { write: (bytes) => pipe.write(bytes), flushSync: () => pipe.flushSync(), pipe };
+    const write = (bytes: Buffer) => {
+      pipe.write(bytes);
+      // It keeps a copy of what waits for the reader.
+      return true;
+    };
+    return { write, flushSync: () => pipe.flushSync(), pipe };
   }
   // Buffer mode: each batch is handed over as bytes, and sonic-boom keeps them until written (a
   // terminal may take part of them and ask for the rest later).
@@ -149,22 +154,20 @@ export function batchedStdout(fd = 1): BatchedDestination {
     if (batch === undefined || used === 0) return;
     const bytes = batch.subarray(0, used);
     used = 0;
-    // One write(2) of the whole batch. Written in full, the next batch reuses the buffer; kept
-    // by the writer until its reader has room, the next batch gets a new one.
+    // One write(2) of the whole batch. Written in full (or copied to wait for a pipe's reader),
+    // the next batch reuses the buffer; should sonic-boom still hold any of it, the next batch
+    // gets a new one.
     if (!writer.write(bytes)) batch = undefined;
   };
   /**
    * A line that took the batch past the size a pipe takes whole: the lines before it are written
-   * on their own, and it begins the next batch (in the same buffer when that was written in full).
+   * on their own, and it begins the next batch, in the same buffer (the pipe writer copies what
+   * it cannot write at once).
    */
   const splitAt = (start: number) => {
-    const before = batch as Buffer;
     const end = used;
-    if (writer.write(before.subarray(0, start))) before.copyWithin(0, start, end);
-    else {
-      batch = Buffer.allocUnsafe(bufferBytes);
-      before.copy(batch, 0, start, end);
-    }
+    writer.write((batch as Buffer).subarray(0, start));
+    (batch as Buffer).copyWithin(0, start, end);
     used = end - start;
   };
   const add = (line: string) => {

@@ -46,20 +46,21 @@ export class PipeWriter {
   }
 
   /**
-   * Writes `bytes` or queues what the reader has no room for. true: they were written (or
-   * dropped after a failure), and the caller may reuse the buffer; false: some of it is kept
-   * until written.
+   * Writes `bytes`, or keeps a copy of what the reader has no room for: the caller may reuse the
+   * buffer at once.
    */
-  write(bytes: Buffer): boolean {
+  write(bytes: Buffer): void {
     if (this.#failure !== undefined) {
       this.lostLines += countLines(bytes);
-      return true;
+      return;
     }
-    this.#queue.push(bytes);
-    this.#queued += bytes.length;
-    // Written at once when nothing waits; behind bytes that wait, it waits too (in order) and
-    // the timer tries them: a full pipe answers each try with an error, which costs.
-    if (this.#queue.length === 1) this.#drain();
+    // Behind bytes that wait, these wait too (in order) and the timer tries them: a full pipe
+    // answers each try with an error, which costs.
+    const written = this.#queue.length === 0 ? this.#writeNow(bytes) : 0;
+    if (written === bytes.length) return;
+    // A copy of the exact bytes: what waits is what the bound counts.
+    this.#queue.push(Buffer.from(bytes.subarray(written)));
+    this.#queued += bytes.length - written;
     if (this.#queued > MAX_QUEUED_BYTES) {
       this.#warn(
         `the request log's reader is ${MAX_QUEUED_BYTES / 2 ** 20} MiB behind: the server waits for it`,
@@ -67,7 +68,6 @@ export class PipeWriter {
       this.#waitUntilQueuedAtMost(MAX_QUEUED_BYTES, Number.POSITIVE_INFINITY);
     }
     this.#schedule();
-    return this.#queued === 0;
   }
 
   /** Writes everything queued, waiting up to EXIT_WAIT_MS for the reader (on close and exit). */
@@ -79,24 +79,12 @@ export class PipeWriter {
     }
   }
 
-  /** Writes what waits, as far as the reader has room; a failed write drops it all. */
+  /** Writes what waits, as far as the reader has room. */
   #drain(): void {
     while (this.#queue.length > 0) {
       const first = this.#queue[0] as Buffer;
-      let written = 0;
-      try {
-        while (written < first.length) written += writeSync(this.fd, first, written, first.length - written);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') {
-          this.#failure = error instanceof Error ? error : new Error(String(error));
-          this.#warn(
-            `writing the request log failed (${this.#failure.message}): its lines are dropped from now on`,
-          );
-          this.#queue[0] = first.subarray(written);
-          this.#dropQueue();
-          return;
-        }
-      }
+      const written = this.#writeNow(first);
+      if (this.#failure !== undefined) return;
       this.#queued -= written;
       if (written < first.length) {
         // The reader has no room: the rest waits.
@@ -105,6 +93,26 @@ export class PipeWriter {
       }
       this.#queue.shift();
     }
+  }
+
+  /** The bytes written before the pipe was full; a failure drops them, and everything waiting. */
+  #writeNow(bytes: Buffer): number {
+    let written = 0;
+    try {
+      while (written < bytes.length) written += writeSync(this.fd, bytes, written, bytes.length - written);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EAGAIN') return written;
+      this.#failure = error instanceof Error ? error : new Error(String(error));
+      this.#warn(
+        `writing the request log failed (${this.#failure.message}): its lines are dropped from now on`,
+      );
+      // What waits includes these bytes when they came from the queue.
+      if (this.#queue[0] === bytes) this.#queue[0] = bytes.subarray(written);
+      else this.lostLines += countLines(bytes.subarray(written));
+      this.#dropQueue();
+      return bytes.length;
+    }
+    return written;
   }
 
   #dropQueue(): void {
