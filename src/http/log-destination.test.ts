@@ -23,6 +23,23 @@ describe('batchedStdout', () => {
 
   const written = () => readFileSync(path, 'utf8');
 
+  /** A FIFO with both ends open here, non-blocking, as Node leaves a stdio pipe. */
+  const openPipe = (): number => {
+    const fifo = join(directory, 'fifo');
+    execFileSync('mkfifo', [fifo]);
+    return openSync(fifo, constants.O_RDWR | constants.O_NONBLOCK);
+  };
+  /** What the pipe holds now, up to `most` bytes, read without waiting. */
+  const readPipe = (pipe: number, most = 1024 * 1024): string => {
+    const bytes = Buffer.alloc(most);
+    try {
+      return bytes.toString('utf8', 0, readSync(pipe, bytes));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EAGAIN') return '';
+      throw error;
+    }
+  };
+
   it('holds a few lines back, then writes them in order within 20 ms', async () => {
     const out = batchedStdout(fd);
     out.write('{"n":1}\n');
@@ -63,19 +80,8 @@ describe('batchedStdout', () => {
   });
 
   it('writes 4 KiB batches to a pipe, which holds 64 KiB, and 64 KiB batches to a file', () => {
-    const fifo = join(directory, 'fifo');
-    execFileSync('mkfifo', [fifo]);
-    // Read and write ends at once, non-blocking, as Node leaves a stdio pipe.
-    const pipe = openSync(fifo, constants.O_RDWR | constants.O_NONBLOCK);
-    const waiting = () => {
-      const bytes = Buffer.alloc(128 * 1024);
-      try {
-        return bytes.toString('utf8', 0, readSync(pipe, bytes));
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'EAGAIN') return '';
-        throw error;
-      }
-    };
+    const pipe = openPipe();
+    const waiting = () => readPipe(pipe);
     try {
       expect(batchBytesFor(fd)).toBe(65_536);
       expect(batchBytesFor(pipe)).toBe(4_096);
@@ -99,9 +105,7 @@ describe('batchedStdout', () => {
   });
 
   it('does not stall on a full pipe: its reader gets the lines later, in order', async () => {
-    const fifo = join(directory, 'fifo');
-    execFileSync('mkfifo', [fifo]);
-    const pipe = openSync(fifo, constants.O_RDWR | constants.O_NONBLOCK);
+    const pipe = openPipe();
     try {
       const out = batchedStdout(pipe);
       expect(out.pipe).toBeDefined();
@@ -112,13 +116,8 @@ describe('batchedStdout', () => {
       for (const line of lines) out.write(line);
       expect(performance.now() - started).toBeLessThan(50);
       let received = '';
-      const bytes = Buffer.alloc(256 * 1024);
       for (let turn = 0; turn < 200 && received.length < lines.join('').length; turn++) {
-        try {
-          received += bytes.toString('utf8', 0, readSync(pipe, bytes));
-        } catch (error) {
-          if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
-        }
+        received += readPipe(pipe);
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
       expect(received).toBe(lines.join(''));
@@ -128,9 +127,7 @@ describe('batchedStdout', () => {
   });
 
   it('writes a pipe only whole lines, at most 4 KiB at a time: what a pipe takes whole or not at all', () => {
-    const fifo = join(directory, 'fifo');
-    execFileSync('mkfifo', [fifo]);
-    const pipe = openSync(fifo, constants.O_RDWR | constants.O_NONBLOCK);
+    const pipe = openPipe();
     // Each write's bytes as they were then (a written batch's buffer is reused).
     const chunks: string[] = [];
     const write = PipeWriter.prototype.write;
@@ -168,36 +165,24 @@ describe('batchedStdout', () => {
   });
 
   it('keeps the lines of two writers to one full pipe whole (the workers of serve --workers)', async () => {
-    const fifo = join(directory, 'fifo');
-    execFileSync('mkfifo', [fifo]);
-    const pipe = openSync(fifo, constants.O_RDWR | constants.O_NONBLOCK);
+    const pipe = openPipe();
     try {
       const writers = { a: batchedStdout(pipe), b: batchedStdout(pipe) };
       const line = (writer: string, n: number) =>
         `{"w":"${writer}","n":${n},"pad":"${'x'.repeat(50 + (n % 90))}"}\n`;
       let received = '';
-      const bytes = Buffer.alloc(4096);
       // The two write in turn into a pipe kept nearly full by a reader that takes 4 KiB at a time.
       for (let n = 0; n < 8_000; n++) {
         writers.a.write(line('a', n));
         writers.b.write(line('b', n));
         if (n % 40 === 0) {
-          try {
-            received += bytes.toString('utf8', 0, readSync(pipe, bytes));
-          } catch (error) {
-            if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
-          }
+          received += readPipe(pipe, 4_096);
           await new Promise((resolve) => setImmediate(resolve));
         }
       }
       // The rest goes out on the writers' timers as the reader takes it.
-      const big = Buffer.alloc(1024 * 1024);
       for (let turn = 0; turn < 300; turn++) {
-        try {
-          received += big.toString('utf8', 0, readSync(pipe, big));
-        } catch (error) {
-          if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
-        }
+        received += readPipe(pipe);
         if (received.split('\n').length - 1 >= 16_000) break;
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
