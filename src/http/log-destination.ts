@@ -76,22 +76,27 @@ export interface BatchedDestination {
  * a socket or terminal.
  */
 export function batchBytesFor(fd: number): number {
-  try {
-    const stat = fstatSync(fd);
-    if (stat.isFile()) return FILE_BATCH_BYTES;
-    return stat.isFIFO() ? PIPE_BATCH_BYTES : STREAM_BATCH_BYTES;
-  } catch {
-    return STREAM_BATCH_BYTES;
-  }
+  return BATCH_BYTES[kindOf(fd)];
 }
 
-/** Whether `fd` is a pipe or a socket: written by a PipeWriter. */
-function isPipeOrSocket(fd: number): boolean {
+type Kind = 'file' | 'pipe' | 'socket' | 'other';
+
+const BATCH_BYTES: Readonly<Record<Kind, number>> = {
+  file: FILE_BATCH_BYTES,
+  pipe: PIPE_BATCH_BYTES,
+  socket: STREAM_BATCH_BYTES,
+  other: STREAM_BATCH_BYTES,
+};
+
+/** What `fd` is: a file, a pipe, a socket, or anything else (a terminal). */
+function kindOf(fd: number): Kind {
   try {
     const stat = fstatSync(fd);
-    return stat.isFIFO() || stat.isSocket();
+    if (stat.isFile()) return 'file';
+    if (stat.isFIFO()) return 'pipe';
+    return stat.isSocket() ? 'socket' : 'other';
   } catch {
-    return false;
+    return 'other';
   }
 }
 
@@ -102,8 +107,11 @@ type WriteBytes = (bytes: Buffer) => boolean;
  * The writer of `fd`: a PipeWriter for a pipe or socket, sonic-boom (pino's own writer) in sync
  * mode for a file or terminal.
  */
-function writerFor(fd: number): { write: WriteBytes; flushSync(): void; pipe: PipeWriter | undefined } {
-  if (isPipeOrSocket(fd)) {
+function writerFor(
+  fd: number,
+  kind: Kind,
+): { write: WriteBytes; flushSync(): void; pipe: PipeWriter | undefined } {
+  if (kind === 'pipe' || kind === 'socket') {
     // Standard output's stream, once made, has libuv set its pipe or socket non-blocking: a full
     // one then answers EAGAIN, so that its bytes can wait, instead of blocking the thread.
     if (fd === 1) void process.stdout;
@@ -139,9 +147,12 @@ function writerFor(fd: number): { write: WriteBytes; flushSync(): void; pipe: Pi
 }
 
 export function batchedStdout(fd = 1): BatchedDestination {
-  const batchBytes = batchBytesFor(fd);
+  const kind = kindOf(fd);
+  const batchBytes = BATCH_BYTES[kind];
   const bufferBytes = batchBytes + LAST_LINE_BYTES;
-  const writer = writerFor(fd);
+  const writer = writerFor(fd, kind);
+  /** A pipe gets whole lines, at most a batch in each write (PIPE_BATCH_BYTES). */
+  const wholeWrites = kind === 'pipe';
   let batch: Buffer | undefined;
   let used = 0;
   let timer: NodeJS.Timeout | undefined;
@@ -183,7 +194,7 @@ export function batchedStdout(fd = 1): BatchedDestination {
     // Each line goes straight into the batch's bytes: no string of the whole batch is made.
     const start = used;
     used += batch.write(line, used);
-    if (used > batchBytes && start > 0 && batchBytes === PIPE_BATCH_BYTES) splitAt(start);
+    if (wholeWrites && used > batchBytes && start > 0) splitAt(start);
     if (used >= batchBytes) flush();
     // Unreferenced: a pending batch never keeps the process alive (exit and close flush it).
     else if (timer === undefined) timer = setTimeout(flush, BATCH_MS).unref();
