@@ -1,7 +1,9 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { closeSync, constants, mkdtempSync, openSync, readFileSync, readSync, rmSync } from 'node:fs';
+import { createConnection, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { batchBytesFor, batchedStdout } from './log-destination.js';
 import { PipeWriter } from './pipe-writer.js';
@@ -197,6 +199,68 @@ describe('batchedStdout', () => {
       closeSync(pipe);
     }
   });
+
+  it('keeps the lines of two processes sharing one full Unix socket whole (journald, serve --workers)', async () => {
+    // A service manager's journal gives stdout as a Unix stream socket. Each writer is a process
+    // of its own, as serve's workers are; with 64 KiB batches this test fails (STREAM_BATCH_BYTES).
+    const socketPath = join(directory, 'journal.sock');
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(socketPath, resolve));
+    const accepted = new Promise<Socket>((resolve) => server.once('connection', resolve));
+    const stdout = createConnection(socketPath);
+    await new Promise((resolve) => stdout.once('connect', resolve));
+    const journal = await accepted;
+    const chunks: Buffer[] = [];
+    journal.on('data', (chunk: Buffer) => chunks.push(chunk));
+    const ended = new Promise((resolve) => journal.once('end', resolve));
+    // The reader stops for 150 ms of every 300: the writers fill the socket and wait for it.
+    const pausing = setInterval(() => {
+      journal.pause();
+      setTimeout(() => journal.resume(), 150);
+    }, 300);
+    const LINES = 40_000;
+    const module = new URL('./log-destination.ts', import.meta.url).href;
+    const program = `
+      const { batchedStdout } = await import(${JSON.stringify(module)});
+      const out = batchedStdout(1);
+      const writer = process.argv[1];
+      for (let n = 0; n < ${LINES}; n++) {
+        out.write(JSON.stringify({ w: writer, n, pad: 'x'.repeat(150 + (n % 97)) }) + '\\n');
+        if (n % 2000 === 0) await new Promise((resolve) => setImmediate(resolve));
+      }
+      out.flushSync();`;
+    const loader = fileURLToPath(new URL('../../test/typescript-loader.mjs', import.meta.url));
+    try {
+      const writers = ['a', 'b'].map((name) =>
+        spawn(process.execPath, ['--import', loader, '--input-type=module', '-e', program, name], {
+          stdio: ['ignore', stdout, 'pipe'],
+        }),
+      );
+      // Their warnings that the reader fell 4 MiB behind: expected here.
+      for (const child of writers) child.stderr?.resume();
+      stdout.destroy();
+      const codes = await Promise.all(
+        writers.map((child) => new Promise((resolve) => child.once('exit', resolve))),
+      );
+      expect(codes).toEqual([0, 0]);
+      clearInterval(pausing);
+      journal.resume();
+      await ended;
+      const lines = Buffer.concat(chunks).toString('utf8').split('\n').slice(0, -1);
+      const mangled = lines.filter((text) => !/^\{"w":"[ab]","n":\d+,"pad":"x+"\}$/.test(text));
+      expect(mangled).toEqual([]);
+      for (const writer of ['a', 'b']) {
+        const numbers = lines
+          .filter((text) => text.startsWith(`{"w":"${writer}"`))
+          .map((text) => JSON.parse(text).n);
+        expect(numbers).toEqual(Array.from({ length: LINES }, (_, n) => n));
+      }
+    } finally {
+      clearInterval(pausing);
+      journal.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  }, 30_000);
 
   it('keeps the order of a line longer than any batch, and its UTF-8', () => {
     const out = batchedStdout(fd);

@@ -39,7 +39,12 @@ import { PipeWriter } from './pipe-writer.js';
 
 /** A batch to a file is written once this many bytes are waiting: bounds what a burst holds. */
 const FILE_BATCH_BYTES = 65_536;
-/** The same to anything else: a socket, a terminal (batchBytesFor). */
+/**
+ * The same to anything else: a socket, a terminal (batchBytesFor). A Unix stream socket (a service
+ * manager's journal) makes no promise like a pipe's PIPE_BUF, but Linux takes a write of up to
+ * about 36 KB into one buffer, whole or not at all, so the lines of workers sharing one are never
+ * cut while a batch and its last line stay under that (64 KiB batches cut them: the test).
+ */
 const STREAM_BATCH_BYTES = 8_192;
 /**
  * The same to a pipe: PIPE_BUF on Linux, the most that a pipe takes whole or not at all. The
