@@ -130,28 +130,29 @@ export function createMetrics(sources: MetricsSources): Metrics {
 
   // The log writer keeps running totals; a scrape adds what they grew by.
   const { logPipe } = sources;
-  let logWaitedMs = 0;
-  new Counter({
-    name: 'gridquote_log_wait_seconds_total',
-    help: "Time the server waited for its log's reader (stdout a pipe or socket whose reader fell 4 MiB behind).",
-    registers,
-    collect() {
-      const waited = logPipe?.waitedMs ?? 0;
-      this.inc((waited - logWaitedMs) / 1000);
-      logWaitedMs = waited;
-    },
-  });
-  let logLostLines = 0;
-  new Counter({
-    name: 'gridquote_log_lines_lost_total',
-    help: 'Log lines dropped because writing them to stdout failed (its reader gone), or left unwritten at exit.',
-    registers,
-    collect() {
-      const lost = logPipe?.lostLines ?? 0;
-      this.inc(lost - logLostLines);
-      logLostLines = lost;
-    },
-  });
+  const totalCounter = (name: string, help: string, total: () => number) => {
+    let counted = 0;
+    new Counter({
+      name,
+      help,
+      registers,
+      collect() {
+        const now = total();
+        this.inc(now - counted);
+        counted = now;
+      },
+    });
+  };
+  totalCounter(
+    'gridquote_log_wait_seconds_total',
+    "Time the server waited for its log's reader (stdout a pipe or socket whose reader fell 4 MiB behind).",
+    () => (logPipe?.waitedMs ?? 0) / 1000,
+  );
+  totalCounter(
+    'gridquote_log_lines_lost_total',
+    'Log lines dropped because writing them to stdout failed (its reader gone), or left unwritten at exit.',
+    () => logPipe?.lostLines ?? 0,
+  );
 
   const noticeDelay = new Histogram({
     name: 'gridquote_store_notice_delay_seconds',
