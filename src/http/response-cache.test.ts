@@ -19,7 +19,7 @@ function answer(
 }
 
 describe('ResponseCache', () => {
-  it('evicts the least recently used answers to stay within its byte budget', () => {
+  it('evicts answers not asked for to stay within its byte budget', () => {
     const cache = new ResponseCache(12_000);
     for (const key of ['a', 'b', 'c', 'd']) cache.set(key, answer(1000));
     expect(cache.size).toBe(4);
@@ -34,27 +34,47 @@ describe('ResponseCache', () => {
     expect(cache.get('j')).toBeDefined();
   });
 
-  it('keeps the exact recency order when the newest answer is asked for again, or removed', () => {
+  it('gives an answer asked for since eviction last passed it a second chance, and drops the oldest not asked for', () => {
     // Room for nine entries of 1,000 bytes (each costs a little more with its overhead).
     const cache = new ResponseCache(12_000);
-    cache.set('a', answer(1000));
-    cache.set('b', answer(1000));
-    cache.get('b'); // already the newest
-    cache.get('a'); // a moves after b, then is asked for again as the newest
-    cache.get('a');
-    cache.set('c', answer(1000));
-    cache.get('a'); // no longer the newest (c is): a moves after c
-    cache.delete('c'); // the newest gone: b is the least recent, a the most
-    cache.get('b'); // b moves after a
-    const fillers = ['f1', 'f2', 'f3', 'f4', 'f5', 'f6', 'f7'];
-    for (const key of fillers) cache.set(key, answer(1000));
+    const first = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i'];
+    for (const key of first) cache.set(key, answer(1000));
     expect(cache.size).toBe(9);
-    cache.set('g', answer(1000)); // over budget: a, the least recent, goes
+    cache.get('a');
+    cache.get('c');
+    cache.get('c'); // asked for twice: still one second chance
+    cache.set('j', answer(1000)); // a goes to the end unmarked, b (not asked for) goes
+    cache.set('k', answer(1000)); // c goes to the end unmarked, d goes
+    cache.set('l', answer(1000)); // e goes
+    cache.set('m', answer(1000)); // f goes
+    expect(cache.size).toBe(9);
+    expect(['b', 'd', 'e', 'f'].map((key) => cache.get(key))).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
+    expect(['a', 'c', 'g', 'h', 'i', 'j', 'k', 'l', 'm'].every((key) => cache.get(key) !== undefined)).toBe(
+      true,
+    );
+  });
+
+  it('never drops the answer it has just stored, even when every other one was asked for since', () => {
+    const cache = new ResponseCache(12_000);
+    const first = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i'];
+    for (const key of first) cache.set(key, answer(1000));
+    for (const key of first) cache.get(key);
+    cache.set('j', answer(1000)); // every mark cleared in one pass, then the oldest, a, goes
     expect(cache.get('a')).toBeUndefined();
-    expect(cache.get('b')).toBeDefined(); // b moves after g
-    cache.set('h', answer(1000)); // f1 is now the least recent
-    expect(cache.get('f1')).toBeUndefined();
-    expect([...fillers.slice(1), 'b', 'g', 'h'].every((key) => cache.get(key) !== undefined)).toBe(true);
+    expect(cache.get('j')).toBeDefined();
+    expect(first.slice(1).every((key) => cache.get(key) !== undefined)).toBe(true);
+    cache.delete('b');
+    cache.delete('c');
+    expect(cache.size).toBe(7);
+    // A deleted entry frees its bytes: two more fit without evicting anything.
+    cache.set('k', answer(1000));
+    cache.set('l', answer(1000));
+    expect(cache.size).toBe(9);
   });
 
   it('counts coded bodies against the budget, and keeps them only for the current entry', () => {

@@ -1,9 +1,14 @@
 import type { Coding } from './compression.js';
 
 /**
- * The serialised bytes of recent answers, least recently used evicted first, within a byte
- * budget (architecture "Performance shape": serialise once, cache the bytes). Keys are built
- * by answer.ts; this file only keeps the bytes and their accounting.
+ * The serialised bytes of recent answers within a byte budget (architecture "Performance shape":
+ * serialise once, cache the bytes). Keys are built by answer.ts; this file only keeps the bytes
+ * and their accounting. Eviction gives a second chance (the CLOCK approximation of least recently
+ * used): a hit only marks its entry, and eviction, from the oldest entry on, moves a marked entry
+ * to the end with its mark cleared and drops the first unmarked one. A hit allocates nothing: the
+ * exact recency order it replaced moved every hit to the end of the Map, whose tables, rebuilt
+ * every few thousand hits, were a fifth of what the live server promoted to its old generation and
+ * collected there (docs/benchmarks.md, live pollers).
  */
 
 export interface CachedAnswer {
@@ -33,19 +38,19 @@ export interface CachedAnswer {
 /** Map entry and key overhead, so that a flood of tiny answers still hits the budget. */
 const ENTRY_OVERHEAD = 256;
 
+interface Entry {
+  readonly answer: CachedAnswer;
+  /** Asked for since it was stored, or since eviction last passed it. */
+  used: boolean;
+}
+
 export class ResponseCache {
   readonly #budget: number;
   readonly #maxEntry: number;
-  /** Insertion order is recency order: a hit moves its entry to the end. */
-  readonly #entries = new Map<string, CachedAnswer>();
+  /** In the order eviction passes them: stored, or last given a second chance. */
+  readonly #entries = new Map<string, Entry>();
   /** Keys of the entries that a new event makes stale, so dropping them scans nothing else. */
   readonly #current = new Set<string>();
-  /**
-   * The key of the most recent entry (the Map's last), when known: a poller asking for the same
-   * answer again finds it there, and moving it to the end (a delete and a set, about a
-   * microsecond) would change nothing.
-   */
-  #newest: string | undefined;
   /** Answers being computed, by key and version: every request that misses meanwhile waits for the same one. */
   readonly #inFlight = new Map<string, Promise<CachedAnswer>>();
   #bytes = 0;
@@ -66,21 +71,17 @@ export class ResponseCache {
   }
 
   get(key: string): CachedAnswer | undefined {
-    const answer = this.#entries.get(key);
-    if (answer !== undefined && key !== this.#newest) {
-      this.#entries.delete(key);
-      this.#entries.set(key, answer);
-      this.#newest = key;
-    }
-    return answer;
+    const entry = this.#entries.get(key);
+    if (entry === undefined) return undefined;
+    entry.used = true;
+    return entry.answer;
   }
 
   set(key: string, answer: CachedAnswer): void {
     this.delete(key);
     const size = sizeOf(key, answer);
     if (size > this.#maxEntry) return;
-    this.#entries.set(key, answer);
-    this.#newest = key;
+    this.#entries.set(key, { answer, used: false });
     this.#bytes += size;
     if (answer.pastDay) {
       if (answer.date !== undefined && answer.date > this.#latestPastDate) {
@@ -89,7 +90,7 @@ export class ResponseCache {
     } else {
       this.#current.add(key);
     }
-    this.#evict();
+    this.#evict(key);
   }
 
   /**
@@ -115,19 +116,18 @@ export class ResponseCache {
 
   /** Keeps a coded body beside its answer, if the answer is still the cached one for the key. */
   addCoded(key: string, answer: CachedAnswer, coding: Coding, bytes: Buffer): void {
-    if (this.#entries.get(key) !== answer || answer.coded[coding] !== undefined) return;
+    if (this.#entries.get(key)?.answer !== answer || answer.coded[coding] !== undefined) return;
     answer.coded[coding] = bytes;
     this.#bytes += bytes.length;
     this.#evict();
   }
 
   delete(key: string): void {
-    const answer = this.#entries.get(key);
-    if (answer === undefined) return;
+    const entry = this.#entries.get(key);
+    if (entry === undefined) return;
     this.#entries.delete(key);
-    if (key === this.#newest) this.#newest = undefined;
     this.#current.delete(key);
-    this.#bytes -= sizeOf(key, answer);
+    this.#bytes -= sizeOf(key, entry.answer);
   }
 
   /**
@@ -137,18 +137,31 @@ export class ResponseCache {
   dropStale(dates: readonly string[]): void {
     for (const key of [...this.#current]) this.delete(key);
     if (!dates.some((date) => date <= this.#latestPastDate)) return;
-    for (const [key, answer] of [...this.#entries]) {
+    for (const [key, { answer }] of [...this.#entries]) {
       const { from, date } = answer;
       if (date === undefined || from === undefined) continue;
       if (dates.some((touched) => touched >= from && touched <= date)) this.delete(key);
     }
   }
 
-  #evict(): void {
-    if (this.#bytes <= this.#budget) return;
-    for (const key of this.#entries.keys()) {
-      this.delete(key);
-      if (this.#bytes <= this.#budget) return;
+  /**
+   * Drops entries, oldest first, until the budget holds; an entry asked for since it was last
+   * passed goes to the end instead, its mark cleared, and so does `stored`, the answer just set,
+   * which this eviction must not take back unasked. Each entry is passed at most twice.
+   */
+  #evict(stored?: string): void {
+    while (this.#bytes > this.#budget) {
+      const oldest = this.#entries.entries().next();
+      if (oldest.done === true) return;
+      const [key, entry] = oldest.value;
+      if (entry.used || key === stored) {
+        entry.used = false;
+        if (key === stored) stored = undefined;
+        this.#entries.delete(key);
+        this.#entries.set(key, entry);
+      } else {
+        this.delete(key);
+      }
     }
   }
 }
