@@ -46,8 +46,14 @@ export function createStreamTokens(secret: string | undefined, ttlSeconds: numbe
     matches(token, key) {
       const match = TOKEN.exec(token);
       if (!match || match[1] !== key.id) return false;
-      const presented = Buffer.from(match[3] ?? '', 'base64url');
-      const expected = mac(key.id, match[2] ?? '', key.secretHash);
+      // The MAC's text is compared, not its decoded bytes: base64url's last character carries only
+      // 2 of the 128 bits, so decoding would accept 16 spellings of one token (any of A-P where A
+      // was issued). A token has exactly the spelling it was issued with.
+      const presented = Buffer.from(match[3] ?? '', 'latin1');
+      const expected = Buffer.from(
+        mac(key.id, match[2] ?? '', key.secretHash).toString('base64url'),
+        'latin1',
+      );
       return presented.length === expected.length && timingSafeEqual(presented, expected);
     },
   };
