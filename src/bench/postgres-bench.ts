@@ -56,7 +56,8 @@ export interface PostgresBenchResult {
  * reads the same on any machine), and the full-day market ticker from a store just opened.
  * Each round runs every path once, in the same order, into fresh tables: the same lines, the
  * same server, the same warmth of the process for both sides (the first round pays the JIT's
- * warm-up in the stores' code). Every store goes in a schema of its own, dropped at the end.
+ * warm-up in the stores' code), and for the server's: each load runs on connections opened
+ * for it, whose backends have touched no shared buffer yet (bare-copy.ts). Every store goes in a schema of its own, dropped at the end.
  */
 export async function benchPostgres(options: PostgresBenchOptions): Promise<PostgresBenchResult> {
   const dates = lastTradingDays(options.days, options.until);
@@ -286,7 +287,7 @@ export function postgresSection(
     '## PostgreSQL',
     '',
     `Measured ${new Date().toISOString().slice(0, 10)} on ${machine}, against the PostgreSQL server given with \`--pg\`.`,
-    `${result.days} simulated trading days (seed ${feed.seed}, ending ${feed.until}), ${formatCount(result.events)} events, each store and bare table fresh.`,
+    `${result.days} simulated trading days (seed ${feed.seed}, ending ${feed.until}), ${formatCount(result.events)} events, each store and bare table fresh and loaded on connections opened with it.`,
     `${result.eventsPath.length} rounds, each running every row once in this order; medians; rate ratios of the medians and, in brackets, of each round. CPU: the process's and the server backends' it used (from /proc), which a busy machine stretches far less than wall time; its ratio is the bare COPY's CPU over the path's.`,
     '',
     '| path | wall time | events/s | rate vs its bare COPY | CPU: process + server | CPU vs its bare COPY |',

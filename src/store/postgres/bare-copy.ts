@@ -7,13 +7,19 @@ import { CopyRows } from './copy-rows.js';
  * The floor any PostgreSQL event log is measured against (src/bench): the same lines COPYed
  * into a bare (date, seq, id, type, line) table keyed like the event log, in a schema of its
  * own that drop() removes. Here because only store adapters talk to a database.
+ *
+ * Each table is loaded on a connection of its own, opened with it, as a store just opened
+ * loads on its own new connections: a server backend pays for its first touch of each shared
+ * buffer (a page fault per page it maps), and one kept from an earlier round had already paid,
+ * which made the floor a third cheaper in server CPU than the paths measured against it
+ * (docs/benchmarks.md, PostgreSQL).
  */
 export async function bareCopyTable(url: string) {
   const schema = `gq_bench_${randomBytes(6).toString('hex')}`;
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  await client.query(`CREATE SCHEMA ${schema}`);
-  await client.query(`SET search_path = ${schema}`);
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  await admin.query(`CREATE SCHEMA ${schema}`);
+  let client: pg.Client | undefined;
   let id = 0;
   const rowsOf = (events: readonly { date: string; seq: number; type: string; line: string }[]) => {
     const rows = new CopyRows('events', EVENT_COLUMNS);
@@ -21,24 +27,32 @@ export async function bareCopyTable(url: string) {
     return rows;
   };
   return {
-    /** A new, empty table (each measured load starts from one, as each store does). */
+    /** A new, empty table on a new connection (each measured load starts from one, as each store does). */
     async empty(): Promise<void> {
+      await client?.end();
+      client = undefined;
       id = 0;
-      await client.query('DROP TABLE IF EXISTS events');
-      await client.query(
+      const next = new pg.Client({ connectionString: url });
+      await next.connect();
+      client = next;
+      await next.query(`SET search_path = ${schema}`);
+      await next.query('DROP TABLE IF EXISTS events');
+      await next.query(
         'CREATE TABLE events (date integer, seq bigint, id bigint, type text, line text, PRIMARY KEY (date, seq))',
       );
     },
     /** One transaction and one COPY for the group (a trading day, or a whole file). */
     async load(group: readonly { date: string; seq: number; type: string; line: string }[]): Promise<void> {
+      if (client === undefined) throw new Error('bareCopyTable: load() before empty()');
       const rows = rowsOf(group);
       await client.query('BEGIN');
       await rows.flush(client);
       await client.query('COMMIT');
     },
     async drop(): Promise<void> {
-      await client.query(`DROP SCHEMA ${schema} CASCADE`);
-      await client.end();
+      await client?.end();
+      await admin.query(`DROP SCHEMA ${schema} CASCADE`);
+      await admin.end();
     },
   };
 }
