@@ -9,10 +9,10 @@ import { CopyRows } from './copy-rows.js';
  * own that drop() removes. Here because only store adapters talk to a database.
  *
  * Each table is loaded on a connection of its own, opened with it, as a store just opened
- * loads on its own new connections: a server backend pays for its first touch of each shared
- * buffer (a page fault per page it maps), and one kept from an earlier round had already paid,
- * which made the floor a third cheaper in server CPU than the paths measured against it
- * (docs/benchmarks.md, PostgreSQL).
+ * loads on its own new connections. A server backend pays a page fault for each page of the
+ * shared buffers it touches first; one kept from an earlier round had paid already: measured in
+ * the bench's order, its loads took 100-450 faults and 150-220 ms of server CPU where a new
+ * connection's took 2,000-11,000 faults and 250-360 ms (docs/benchmarks.md, PostgreSQL).
  */
 export async function bareCopyTable(url: string) {
   const schema = `gq_bench_${randomBytes(6).toString('hex')}`;
