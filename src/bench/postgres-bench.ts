@@ -56,8 +56,9 @@ export interface PostgresBenchResult {
  * reads the same on any machine), and the full-day market ticker from a store just opened.
  * Each round runs every path once, in the same order, into fresh tables: the same lines, the
  * same server, the same warmth of the process for both sides (the first round pays the JIT's
- * warm-up in the stores' code), and for the server's: each load runs on connections opened
- * for it, whose backends have touched no shared buffer yet (bare-copy.ts). Every store goes in a schema of its own, dropped at the end.
+ * warm-up in the stores' code), and the same warmth of the server's: each load runs on
+ * connections opened for it, whose backends have touched no shared buffer yet (bare-copy.ts).
+ * Every store goes in a schema of its own, dropped at the end.
  */
 export async function benchPostgres(options: PostgresBenchOptions): Promise<PostgresBenchResult> {
   const dates = lastTradingDays(options.days, options.until);

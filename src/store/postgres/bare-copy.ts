@@ -10,7 +10,7 @@ import { CopyRows } from './copy-rows.js';
  *
  * Each table is loaded on a connection of its own, opened with it, as a store just opened
  * loads on its own new connections. A server backend pays a page fault for each page of the
- * shared buffers it touches first; one kept from an earlier round had paid already: measured in
+ * shared buffers it touches first; one kept from an earlier round had mostly paid already: in
  * the bench's order, its loads took 100-450 faults and 150-220 ms of server CPU where a new
  * connection's took 2,000-11,000 faults and 250-360 ms (docs/benchmarks.md, PostgreSQL).
  */
