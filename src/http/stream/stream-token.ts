@@ -27,14 +27,19 @@ export interface StreamTokens {
 
 export function createStreamTokens(secret: string | undefined, ttlSeconds: number): StreamTokens {
   const signingKey = secret ?? randomBytes(32).toString('base64url');
+  /** The MAC as it is spelled in a token (base64url). */
   const mac = (id: string, expires: string, secretHash: string) =>
-    createHmac('sha256', signingKey).update(`${id}.${expires}.${secretHash}`).digest().subarray(0, MAC_BYTES);
+    createHmac('sha256', signingKey)
+      .update(`${id}.${expires}.${secretHash}`)
+      .digest()
+      .subarray(0, MAC_BYTES)
+      .toString('base64url');
   return {
     ttlSeconds,
     issue(key, nowMs) {
       const expiresAt = Math.floor(nowMs / 1000) + ttlSeconds;
       const expires = String(expiresAt).padStart(10, '0');
-      const signature = mac(key.id, expires, key.secretHash).toString('base64url');
+      const signature = mac(key.id, expires, key.secretHash);
       return { token: `gqs_${key.id}_${expires}_${signature}`, expiresAt };
     },
     read(token, nowMs) {
@@ -50,10 +55,7 @@ export function createStreamTokens(secret: string | undefined, ttlSeconds: numbe
       // 2 of the 128 bits, so decoding would accept 16 spellings of one token (any of A-P where A
       // was issued). A token has exactly the spelling it was issued with.
       const presented = Buffer.from(match[3] ?? '', 'latin1');
-      const expected = Buffer.from(
-        mac(key.id, match[2] ?? '', key.secretHash).toString('base64url'),
-        'latin1',
-      );
+      const expected = Buffer.from(mac(key.id, match[2] ?? '', key.secretHash), 'latin1');
       return presented.length === expected.length && timingSafeEqual(presented, expected);
     },
   };
