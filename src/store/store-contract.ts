@@ -312,6 +312,21 @@ export function describeMarketStore(
         }
       });
 
+      it('knows the stored events of a date a batch meets only after its first append', async () => {
+        await store.writer.append(dayTwo());
+        const batch = await store.writer.begin();
+        await batch.append(dayOne());
+        await expect(batch.append([trade(D2, 2, '101000', 'BNH2026', 12321, 1)])).rejects.toThrow(
+          EventConflictError,
+        );
+        expect(await batch.append([...dayTwo(), trade(D2, 8, '130000', 'BNH2026', 12340, 2)])).toEqual({
+          added: 1,
+          skipped: dayTwo().length,
+        });
+        expect(await batch.commit()).toEqual({ added: dayOne().length + 1, skipped: dayTwo().length });
+        expect(await store.reader.version()).toBe(dayTwo().length + dayOne().length + 1);
+      });
+
       it('notifies listeners after each commit that added events', async () => {
         const notices: AppendNotice[] = [];
         const stop = store.onAppend((notice) => notices.push(notice));

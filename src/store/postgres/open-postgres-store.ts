@@ -102,6 +102,7 @@ export async function openPostgresStore(
     },
     channel,
     origin,
+    { sideReads: readPool },
   );
   const keys = createPostgresKeyStore(readPool);
   const where = describe(url);

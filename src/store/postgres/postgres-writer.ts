@@ -62,10 +62,16 @@ export function createPostgresWriter(
     readonly maxSummedRows?: number;
     /** Events in the smallest part of rows sent to an idle server, and in the largest (PART_EVENTS). */
     readonly partEvents?: readonly [smallest: number, largest: number];
+    /**
+     * Other connections, for the stored highest seqs of dates a transaction meets after its
+     * first append (classifyAppend); without them those go on the transaction's connection.
+     */
+    readonly sideReads?: pg.Pool;
   } = {},
 ): MarketWriter & { readonly rollbackOpenBatch: () => Promise<void> } {
   const maxSummedRows = options.maxSummedRows ?? MAX_SUMMED_ROWS;
   const [smallestPart, largestPart] = options.partEvents ?? PART_EVENTS;
+  const sideReads = options.sideReads;
   const eventRows = new CopyRows('events', EVENT_COLUMNS);
   const tickRows = new CopyRows('ticks', TICK_COLUMNS);
   const tradeRows = new CopyRows('trades', TRADE_COLUMNS);
@@ -110,7 +116,8 @@ export function createPostgresWriter(
   /**
    * Sorts the events into new ones and replays; `opening` (BEGIN) goes with the first query.
    * The transaction's first append takes the version lock and the version; a date met for the
-   * first time costs one query for its highest stored seq, which classify needs. Nothing is
+   * first time costs one query for its highest stored seq, which classify needs (after the
+   * first append, on another connection: `sideReads`). Nothing is
    * written here, so a refused append (EventConflictError) leaves the transaction as it was: no
    * savepoint is needed.
    */
@@ -123,29 +130,36 @@ export function createPostgresWriter(
     const dates = events.map((event) => dateToInt(event.date));
     const unmet = new Set(dates.filter((date) => !highest.has(date)));
     const statements = opening === undefined ? [] : [opening];
+    const locking = open.version === undefined;
     // The lock comes first: another process's writer may be about to store the same events.
-    if (open.version === undefined)
-      statements.push("SELECT value FROM meta WHERE key = 'version' FOR UPDATE");
+    if (locking) statements.push("SELECT value FROM meta WHERE key = 'version' FOR UPDATE");
     // No parameters (the dates are integers written out), so the statements go as one query.
-    if (unmet.size > 0) {
-      statements.push(
-        `SELECT d, (SELECT max(seq) FROM events WHERE date = d) FROM unnest('{${integerList(unmet)}}'::integer[]) AS d`,
-      );
-    }
+    const highestQuery =
+      unmet.size > 0
+        ? `SELECT d, (SELECT max(seq) FROM events WHERE date = d) AS max FROM unnest('{${integerList(unmet)}}'::integer[]) AS d`
+        : undefined;
+    // Once the lock is held, no other writer can store events, and this transaction has
+    // written none of these dates: another connection reads what this one would, without
+    // waiting behind the rows still loading on it (a stall at every new date of a long batch).
+    const aside = !locking && highestQuery !== undefined ? sideReads : undefined;
+    if (highestQuery !== undefined && !aside) statements.push(highestQuery);
+    let highestRows: { d: number; max: string | number | null }[] = [];
     if (statements.length > 0) {
       const query = statements.join('; ');
       const sent = (await queue.ask((client) => client.query(query))) as pg.QueryResult | pg.QueryResult[];
       const results = Array.isArray(sent) ? sent : [sent];
       let next = opening === undefined ? 0 : 1;
-      if (open.version === undefined) {
+      if (locking) {
         const locked = results[next++]?.rows[0] as { value: string | number } | undefined;
         open.version = Number(locked?.value ?? 0);
       }
-      for (const row of unmet.size > 0 ? (results[next]?.rows ?? []) : []) {
-        const date = Number(row.d);
-        highest.set(date, row.max === null ? -1 : Number(row.max));
-        if (row.max === null) freshDates.add(date);
-      }
+      if (highestQuery !== undefined && !aside) highestRows = results[next]?.rows ?? [];
+    }
+    if (aside && highestQuery !== undefined) highestRows = (await aside.query(highestQuery)).rows;
+    for (const row of highestRows) {
+      const date = Number(row.d);
+      highest.set(date, row.max === null ? -1 : Number(row.max));
+      if (row.max === null) freshDates.add(date);
     }
     // A replay is looked up in the table: rows still buffered are written first.
     const { fresh, skipped } = await classify(events, dates, highest, (probeDates, probeSeqs) => {
