@@ -205,6 +205,33 @@ describe.skipIf(TEST_PG_URL === undefined)('postgres store', () => {
     }
   });
 
+  it("creates a month's partitions with the batch that first meets it, and keeps none of a batch rolled back", async () => {
+    const schema = schemas.name();
+    const store = await openPostgresStore(TEST_PG_URL ?? '', { schema, migrate: true });
+    const client = new pg.Client({ connectionString: TEST_PG_URL });
+    await client.connect();
+    const partitions = async () =>
+      (
+        await client.query(
+          'SELECT relname FROM pg_class WHERE relispartition AND relkind = $1 AND relnamespace = $2::regnamespace ORDER BY relname',
+          ['r', schema],
+        )
+      ).rows.map((row) => row.relname);
+    try {
+      const batch = await store.writer.begin();
+      await batch.append(dayOne());
+      await batch.rollback();
+      expect(await partitions()).toEqual([]);
+      // the month is met again by the next batch, and its partitions made then
+      await store.writer.append(dayOne());
+      expect(await partitions()).toEqual(['events_202502', 'ticks_202502', 'trades_202502']);
+      expect(await store.reader.version()).toBe(dayOne().length);
+    } finally {
+      await client.end();
+      await store.close();
+    }
+  });
+
   it('creates its schema at the current version and refuses a newer one', async () => {
     const schema = schemas.name();
     const store = await openPostgresStore(TEST_PG_URL ?? '', { schema, migrate: true });

@@ -183,9 +183,9 @@ export function createPostgresWriter(
     dates: readonly number[],
   ): Promise<void> {
     const { highest, queue } = open;
-    // The months' partitions exist before any row of theirs is sent.
-    const newDates = fresh.map((index) => dates[index] as number);
-    if (!partitions.cover(newDates)) await queue.ask((client) => partitions.ensure(client, newDates));
+    // The months' partitions are created before any row of theirs is loaded: queued ahead of them.
+    const months = partitions.claim(fresh.map((index) => dates[index] as number));
+    if (months.length > 0) queue.send((client) => partitions.create(client, months));
     let sinceTurn = 0;
     for (const index of fresh) {
       const event = events[index] as ValidatedEvent;
