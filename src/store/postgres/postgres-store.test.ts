@@ -120,6 +120,30 @@ describe.skipIf(TEST_PG_URL === undefined)('postgres store', () => {
     }
   });
 
+  it("reads a new date's stored seqs on its own connection when the side reads have none free", async () => {
+    const schema = schemas.name();
+    const store = await openPostgresStore(TEST_PG_URL ?? '', { schema, migrate: true });
+    await store.writer.append(dayTwo());
+    const config = { connectionString: TEST_PG_URL, options: `-c search_path=${schema}`, types: EXACT_TYPES };
+    const pool = new pg.Pool(config);
+    // the side reads' only connection is taken: waiting for it would wait for ever
+    const side = new pg.Pool({ ...config, max: 1 });
+    const taken = await side.connect();
+    try {
+      const writer = createPostgresWriter(pool, () => undefined, 'test', 'test', { sideReads: side });
+      const batch = await writer.begin();
+      await batch.append(dayOne());
+      expect(await batch.append(dayTwo())).toEqual({ added: 0, skipped: dayTwo().length });
+      expect(await batch.commit()).toEqual({ added: dayOne().length, skipped: dayTwo().length });
+      expect(await store.reader.version()).toBe(dayTwo().length + dayOne().length);
+    } finally {
+      taken.release();
+      await side.end();
+      await pool.end();
+      await store.close();
+    }
+  });
+
   it('skips replays, refuses conflicts and stores nothing of a refused batch', async () => {
     const store = await schemas.open();
     try {

@@ -64,14 +64,20 @@ export function createPostgresWriter(
     readonly partEvents?: readonly [smallest: number, largest: number];
     /**
      * Other connections, for the stored highest seqs of dates a transaction meets after its
-     * first append (classifyAppend); without them those go on the transaction's connection.
+     * first append (classifyAppend); without them, or with none free, those go on the
+     * transaction's connection.
      */
     readonly sideReads?: pg.Pool;
   } = {},
 ): MarketWriter & { readonly rollbackOpenBatch: () => Promise<void> } {
   const maxSummedRows = options.maxSummedRows ?? MAX_SUMMED_ROWS;
   const [smallestPart, largestPart] = options.partEvents ?? PART_EVENTS;
-  const sideReads = options.sideReads;
+  /** The side reads' pool when it has a connection for a query at once: a writer never queues behind readers. */
+  const freeSideReads = (): pg.Pool | undefined => {
+    const side = options.sideReads;
+    if (!side || side.waitingCount > 0) return undefined;
+    return side.idleCount > 0 || side.totalCount < (side.options.max ?? 10) ? side : undefined;
+  };
   const eventRows = new CopyRows('events', EVENT_COLUMNS);
   const tickRows = new CopyRows('ticks', TICK_COLUMNS);
   const tradeRows = new CopyRows('trades', TRADE_COLUMNS);
@@ -141,7 +147,7 @@ export function createPostgresWriter(
     // Once the lock is held, no other writer can store events, and this transaction has
     // written none of these dates: another connection reads what this one would, without
     // waiting behind the rows still loading on it (a stall at every new date of a long batch).
-    const aside = !locking && highestQuery !== undefined ? sideReads : undefined;
+    const aside = !locking && highestQuery !== undefined ? freeSideReads() : undefined;
     if (highestQuery !== undefined && !aside) statements.push(highestQuery);
     let highestRows: { d: number; max: string | number | null }[] = [];
     if (statements.length > 0) {
