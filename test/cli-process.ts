@@ -26,8 +26,14 @@ export interface CliProcess {
   kill(): Promise<void>;
 }
 
-export function spawnCli(args: readonly string[], env: Record<string, string> = {}): CliProcess {
+/** `cwd`: where it runs (what it writes to relative paths, such as ./data, lands there); default this process's. */
+export function spawnCli(
+  args: readonly string[],
+  env: Record<string, string> = {},
+  cwd?: string,
+): CliProcess {
   const child = spawn(process.execPath, ['--import', LOADER, MAIN, ...args], {
+    cwd,
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });

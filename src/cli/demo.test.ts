@@ -269,7 +269,8 @@ describe.skipIf(TEST_PG_URL === undefined)('demo on PostgreSQL', () => {
     async () => {
       const schema = schemas.name();
       const url = await schemaUrl(TEST_PG_URL ?? '', schema);
-      const demo = spawnCli(['demo', '--db', url, '--port', '0', '--days', '1']);
+      // run from the test's folder: a demo on PostgreSQL keeps its keys in ./data
+      const demo = spawnCli(['demo', '--db', url, '--port', '0', '--days', '1'], {}, dir);
       const rival = new pg.Client({ connectionString: TEST_PG_URL });
       await rival.connect();
       try {
