@@ -144,12 +144,15 @@ export function createPostgresWriter(
       unmet.size > 0
         ? `SELECT d, (SELECT max(seq) FROM events WHERE date = d) AS max FROM unnest('{${integerList(unmet)}}'::integer[]) AS d`
         : undefined;
-    // Once the lock is held, no other writer can store events, and this transaction has
-    // written none of these dates: another connection reads what this one would, without
-    // waiting behind the rows still loading on it (a stall at every new date of a long batch).
-    const aside = !locking && highestQuery !== undefined ? freeSideReads() : undefined;
-    if (highestQuery !== undefined && !aside) statements.push(highestQuery);
     let highestRows: { d: number; max: string | number | null }[] = [];
+    if (highestQuery !== undefined) {
+      // Once the lock is held, no other writer can store events, and this transaction has
+      // written none of these dates: another connection reads what this one would, without
+      // waiting behind the rows still loading on it (a stall at every new date of a long batch).
+      const aside = locking ? undefined : freeSideReads();
+      if (aside) highestRows = (await aside.query(highestQuery)).rows;
+      else statements.push(highestQuery);
+    }
     if (statements.length > 0) {
       const query = statements.join('; ');
       const sent = (await queue.ask((client) => client.query(query))) as pg.QueryResult | pg.QueryResult[];
@@ -159,9 +162,9 @@ export function createPostgresWriter(
         const locked = results[next++]?.rows[0] as { value: string | number } | undefined;
         open.version = Number(locked?.value ?? 0);
       }
-      if (highestQuery !== undefined && !aside) highestRows = results[next]?.rows ?? [];
+      // the highest stored seqs, when they were asked here
+      highestRows = results[next]?.rows ?? highestRows;
     }
-    if (aside && highestQuery !== undefined) highestRows = (await aside.query(highestQuery)).rows;
     for (const row of highestRows) {
       const date = Number(row.d);
       highest.set(date, row.max === null ? -1 : Number(row.max));
