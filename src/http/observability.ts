@@ -6,6 +6,7 @@ import type {
   HookHandlerDoneFunction,
   onResponseHookHandler,
 } from 'fastify';
+import { FailureLog } from './failure-log.js';
 import type { Metrics } from './metrics.js';
 import { operationName } from './openapi.js';
 import { requestLineWriter } from './request-line.js';
@@ -14,6 +15,10 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Public id of the API key that authenticated the request ('' when none did); safe to log. */
     keyId: string;
+  }
+  interface FastifyInstance {
+    /** When a store failure's cause is logged (problemOf, reply.ts): not once per request of an outage. */
+    storeFailures: FailureLog;
   }
 }
 
@@ -88,6 +93,7 @@ export function createObservability(options: ObservabilityOptions): Observabilit
     install(app) {
       log = app.log;
       app.decorateRequest('keyId', '');
+      app.decorate('storeFailures', new FailureLog());
       unmatched = onResponseHook(observerOf(UNMATCHED));
       app.addHook('onRoute', (route) => {
         const hook = onResponseHook(observerOf(operationOf(route.url ?? route.path ?? '')));

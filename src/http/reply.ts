@@ -26,7 +26,10 @@ export function problemOf(request: FastifyRequest, error: unknown): Problem {
   }
   if (error instanceof HttpProblem) return error.problem;
   if (error instanceof StoreUnavailableError) {
-    request.log.error({ err: error.cause ?? error }, 'store unavailable');
+    // An outage fails every request: its cause is logged once a second, with how many were not.
+    const failuresNotLogged = request.server.storeFailures.take();
+    if (failuresNotLogged !== undefined)
+      request.log.error({ err: error.cause ?? error, failuresNotLogged }, 'store unavailable');
     return {
       code: 'store-unavailable',
       detail: 'the market data store is unavailable; retry shortly',

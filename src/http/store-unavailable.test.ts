@@ -2,6 +2,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { expectProblem, OPERATION_URLS } from '../../test/api-harness.js';
 import { seededStore } from '../../test/fixtures.js';
+import { logInto } from '../../test/log-lines.js';
 import type { KeyStore, MarketReader, MarketStore } from '../store/store.js';
 import { createApiKey } from './api-keys.js';
 import { buildApp } from './app.js';
@@ -36,7 +37,7 @@ afterEach(async () => {
   }
 });
 
-async function setUp(wrap: <T extends object>(target: T) => T = (target) => target) {
+async function setUp(wrap: <T extends object>(target: T) => T = (target) => target, logLines?: string[]) {
   ({ store } = seededStore());
   const created = createApiKey({ level: 'historical', now: new Date('2025-03-01T00:00:00Z') });
   await store.keys.insertKey(created.record);
@@ -46,6 +47,7 @@ async function setUp(wrap: <T extends object>(target: T) => T = (target) => targ
     keys: wrap<KeyStore>(store.keys),
     clock: () => new Date('2025-03-07T01:00:00Z'),
     rateLimits: { historical: unlimited, end_of_day: unlimited },
+    ...(logLines ? { logger: { level: 'info', stream: logInto(logLines) } } : {}),
   });
   const running = app;
   const get = (url: string, key: string | null = created.key): Promise<LightMyRequestResponse> =>
@@ -88,5 +90,34 @@ describe('a failing store', () => {
     for (const url of OPERATIONS) expectUnavailable(await get(url));
     expectUnavailable(await get('/readyz', null));
     expect((await get('/healthz', null)).statusCode).toBe(200);
+  });
+
+  it('logs every failed request, but the cause of an outage once a second, not once per request', async () => {
+    const broken = { now: false };
+    const output: string[] = [];
+    const { get } = await setUp((target) => breakable(target, broken), output);
+    broken.now = true;
+    const started = performance.now();
+    for (let request = 0; request < 40; request += 1) expectUnavailable(await get('/api/epi?date=20250306'));
+    const elapsedMs = performance.now() - started;
+    await new Promise((resolve) => setImmediate(resolve));
+    const lines = output
+      .join('')
+      .split('\n')
+      .filter((line) => line !== '')
+      .map(
+        (line) =>
+          JSON.parse(line) as { level: number; msg: string; status?: number; [field: string]: unknown },
+      );
+    const requests = lines.filter((line) => line.msg === 'request');
+    expect(requests.map((line) => [line.level, line.status])).toEqual(Array(40).fill([50, 503]));
+    const causes = lines.filter((line) => line.msg === 'store unavailable');
+    expect(causes.length).toBeGreaterThanOrEqual(1);
+    expect(causes.length).toBeLessThanOrEqual(1 + Math.floor(elapsedMs / 1000));
+    expect(causes[0]).toMatchObject({
+      level: 50,
+      failuresNotLogged: 0,
+      err: { message: 'SQLITE_IOERR: disk I/O error' },
+    });
   });
 });
