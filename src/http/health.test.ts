@@ -80,4 +80,32 @@ describe('GET /readyz', () => {
       await app.close();
     }
   });
+
+  it('is not ready when the store does not answer within a second (a hung server), and ready once it does', async () => {
+    const { store } = seededStore({ days: 1 });
+    let hung = true;
+    const reader = new Proxy(store.reader, {
+      get(target, property, receiver) {
+        const value = Reflect.get(target, property, receiver);
+        if (property !== 'latestDate' || typeof value !== 'function') return value;
+        return (...args: unknown[]) => (hung ? new Promise(() => undefined) : value.apply(target, args));
+      },
+    });
+    const app = buildApp({ reader, keys: store.keys });
+    try {
+      const started = performance.now();
+      const response = await app.inject('/readyz');
+      const elapsedMs = performance.now() - started;
+      const body = expectProblem(response, 503);
+      expect(body.detail).toContain('did not answer within 1000 ms');
+      expect(response.headers['retry-after']).toBe('5');
+      expect(elapsedMs).toBeGreaterThanOrEqual(990);
+      expect(elapsedMs).toBeLessThan(5_000);
+      hung = false;
+      expect((await app.inject('/readyz')).statusCode).toBe(200);
+    } finally {
+      await app.close();
+      await store.close();
+    }
+  });
 });

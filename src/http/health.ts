@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ChangeNotices, MarketReader } from '../store/store.js';
-import { problemOf, sendProblem } from './reply.js';
+import type { Problem } from './problems.js';
+import { problemOf, STORE_RETRY_AFTER_SECONDS, sendProblem } from './reply.js';
 
 export const HEALTH_PATHS = { live: '/healthz', ready: '/readyz' } as const;
 
@@ -8,6 +9,12 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 const LIVE_BODY = '{"status":"ok"}';
 /** The store re-listens one second after losing its LISTEN connection (postgres-notices.ts). */
 const NOTICES_RETRY_AFTER_SECONDS = '1';
+/**
+ * A store that has not answered readiness in this long is not ready. A healthy one answers in
+ * milliseconds; a hung one (a frozen server, a network that drops its packets) held the probe
+ * until the read timeout, 6 s on PostgreSQL, past a load balancer's check timeout.
+ */
+const READY_DEADLINE_MS = 1_000;
 
 /**
  * Probes for an orchestrator, without an API key. Liveness answers as long as the process
@@ -28,33 +35,61 @@ export function registerHealth(
   app.get(HEALTH_PATHS.ready, async (request, reply) => {
     reply.header('cache-control', 'no-store');
     try {
-      const latestDate = await reader.latestDate();
-      if (latestDate === undefined) {
+      const state = await beforeDeadline(readiness(reader, changeNotices), READY_DEADLINE_MS);
+      if (state === undefined) {
         return sendProblem(reply, {
           code: 'store-unavailable',
-          detail: 'the market data store holds no data yet',
+          detail: `the market data store did not answer within ${READY_DEADLINE_MS} ms`,
+          headers: { 'retry-after': STORE_RETRY_AFTER_SECONDS },
         });
       }
-      const notices = changeNotices?.();
-      if (notices === 'lost') {
-        return sendProblem(reply, {
-          code: 'store-unavailable',
-          detail:
-            "the store's change notices are lost (listening again): commits of other processes are not seen yet",
-          headers: { 'retry-after': NOTICES_RETRY_AFTER_SECONDS },
-        });
-      }
-      const version = await reader.version();
-      const body = JSON.stringify({
-        status: 'ready',
-        latestDate,
-        version,
-        ...(notices === undefined ? {} : { notices }),
-      });
-      return reply.header('content-type', JSON_TYPE).send(body);
+      if ('problem' in state) return sendProblem(reply, state.problem);
+      return reply.header('content-type', JSON_TYPE).send(JSON.stringify(state.ready));
     } catch (error) {
       return sendProblem(reply, problemOf(request, error));
     }
   });
   return [HEALTH_PATHS.live, HEALTH_PATHS.ready];
+}
+
+type Readiness =
+  | { readonly ready: { status: 'ready'; latestDate: string; version: number; notices?: ChangeNotices } }
+  | { readonly problem: Problem };
+
+/** Whether the store holds data and, given `changeNotices`, hears other processes' commits. */
+async function readiness(reader: MarketReader, changeNotices?: () => ChangeNotices): Promise<Readiness> {
+  const latestDate = await reader.latestDate();
+  if (latestDate === undefined) {
+    return { problem: { code: 'store-unavailable', detail: 'the market data store holds no data yet' } };
+  }
+  const notices = changeNotices?.();
+  if (notices === 'lost') {
+    return {
+      problem: {
+        code: 'store-unavailable',
+        detail:
+          "the store's change notices are lost (listening again): commits of other processes are not seen yet",
+        headers: { 'retry-after': NOTICES_RETRY_AFTER_SECONDS },
+      },
+    };
+  }
+  const version = await reader.version();
+  return { ready: { status: 'ready', latestDate, version, ...(notices === undefined ? {} : { notices }) } };
+}
+
+/**
+ * What `work` gives within `ms`, else undefined. Work that answers later is left to finish (the
+ * store's own timeouts bound it); its failure then is not reported (the probe has been answered).
+ */
+async function beforeDeadline<T>(work: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms);
+  });
+  work.catch(() => undefined);
+  try {
+    return await Promise.race([work, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

@@ -9,7 +9,7 @@ import {
   StoreUnavailableError,
 } from './problems.js';
 
-const STORE_RETRY_AFTER_SECONDS = '5';
+export const STORE_RETRY_AFTER_SECONDS = '5';
 
 export function sendProblem(reply: FastifyReply, problem: Problem): FastifyReply {
   if (problem.headers) reply.headers(problem.headers);
