@@ -9,3 +9,12 @@ export function logInto(into: string[]): Writable {
     },
   });
 }
+
+/** The JSON lines gathered by logInto, parsed, in the order written. */
+export function parsedLines<T>(from: readonly string[]): T[] {
+  return from
+    .join('')
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as T);
+}

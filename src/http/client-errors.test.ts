@@ -2,7 +2,7 @@ import { connect } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { seededStore } from '../../test/fixtures.js';
-import { logInto } from '../../test/log-lines.js';
+import { logInto, parsedLines } from '../../test/log-lines.js';
 import type { MarketStore } from '../store/store.js';
 import { buildApp } from './app.js';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './limits.js';
@@ -71,12 +71,9 @@ interface Line {
 async function requestLine(status: number): Promise<Line> {
   const deadline = Date.now() + 5_000;
   for (;;) {
-    const line = output
-      .join('')
-      .split('\n')
-      .filter((text) => text !== '')
-      .map((text) => JSON.parse(text) as Line & { msg: string })
-      .find((entry) => entry.msg === 'request' && entry.status === status);
+    const line = parsedLines<Line & { msg: string }>(output).find(
+      (entry) => entry.msg === 'request' && entry.status === status,
+    );
     if (line) return line;
     if (Date.now() > deadline) throw new Error(`no request line with status ${status}: ${output.join('')}`);
     await new Promise((resolve) => setTimeout(resolve, 20));

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { seededStore } from '../../test/fixtures.js';
-import { logInto } from '../../test/log-lines.js';
+import { logInto, parsedLines } from '../../test/log-lines.js';
 import type { MarketStore } from '../store/store.js';
 import { createApiKey } from './api-keys.js';
 import { buildApp } from './app.js';
@@ -55,12 +55,7 @@ beforeEach(() => {
 /** The request lines written so far (the response may finish a moment after inject resolves). */
 async function requestLines(): Promise<Line[]> {
   await new Promise((resolve) => setImmediate(resolve));
-  return output
-    .join('')
-    .split('\n')
-    .filter((line) => line !== '')
-    .map((line) => JSON.parse(line) as Line)
-    .filter((line) => line.msg === 'request');
+  return parsedLines<Line>(output).filter((line) => line.msg === 'request');
 }
 
 describe('the request log', () => {

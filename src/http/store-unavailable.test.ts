@@ -2,7 +2,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { expectProblem, OPERATION_URLS } from '../../test/api-harness.js';
 import { seededStore } from '../../test/fixtures.js';
-import { logInto } from '../../test/log-lines.js';
+import { logInto, parsedLines } from '../../test/log-lines.js';
 import type { KeyStore, MarketReader, MarketStore } from '../store/store.js';
 import { createApiKey } from './api-keys.js';
 import { buildApp } from './app.js';
@@ -101,14 +101,9 @@ describe('a failing store', () => {
     for (let request = 0; request < 40; request += 1) expectUnavailable(await get('/api/epi?date=20250306'));
     const elapsedMs = performance.now() - started;
     await new Promise((resolve) => setImmediate(resolve));
-    const lines = output
-      .join('')
-      .split('\n')
-      .filter((line) => line !== '')
-      .map(
-        (line) =>
-          JSON.parse(line) as { level: number; msg: string; status?: number; [field: string]: unknown },
-      );
+    const lines = parsedLines<{ level: number; msg: string; status?: number; [field: string]: unknown }>(
+      output,
+    );
     const requests = lines.filter((line) => line.msg === 'request');
     expect(requests.map((line) => [line.level, line.status])).toEqual(Array(40).fill([50, 503]));
     const causes = lines.filter((line) => line.msg === 'store unavailable');
