@@ -6,7 +6,7 @@ import { buildApp } from '../src/http/app.js';
 import { ingestEvents } from '../src/ingest/ingest-events.js';
 import { openPostgresStore } from '../src/store/postgres/open-postgres-store.js';
 import { reportSkipped, TEST_PG_URL, testSchemas } from '../src/store/postgres/test-schemas.js';
-import { expectProblem } from './api-harness.js';
+import { expectProblem, OPERATION_URLS } from './api-harness.js';
 import { proxyInFrontOf } from './tcp-proxy.js';
 import { waitFor } from './wait-for.js';
 
@@ -17,17 +17,11 @@ afterAll(async () => {
   if (TEST_PG_URL !== undefined) await schemas.dropAll();
 });
 
-/** One request of each operation over the seeded day (none asked before the cut: no cached answers). */
-const OPERATIONS = [
-  '/api/ticker?futures=au_electricity&type=settle',
-  '/api/epi',
-  '/api/tradelog?market=au_gas',
-  '/api/messages?market=au_electricity&type=message_board',
-  '/api/trades?market=au_electricity',
-  '/api/data?futures=BNH',
-  '/api/intraday?futures=BNH',
-  '/api/datamine?type=au-volume',
-];
+/**
+ * One request of each operation the app registers, over the seeded days (none asked before the
+ * cut: no cached answers).
+ */
+const OPERATIONS = OPERATION_URLS;
 
 describe.skipIf(TEST_PG_URL === undefined)('serving from PostgreSQL while the server goes away', () => {
   it('answers 503 with Retry-After and fails /readyz, then serves again by itself', async () => {
@@ -38,7 +32,7 @@ describe.skipIf(TEST_PG_URL === undefined)('serving from PostgreSQL while the se
       connectTimeoutMs: 1000,
     });
     const simulator = createSimulator({ seed: 5 });
-    for (const date of lastTradingDays(1, '20250228')) {
+    for (const date of lastTradingDays(3, '20250228')) {
       await ingestEvents(store.writer, simulator.simulateDay(date));
     }
     const created = createApiKey({ level: 'historical', now: new Date('2025-03-01T00:00:00Z') });

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, expectProblem, type Harness } from '../../test/api-harness.js';
 import { ingestEvents } from '../ingest/ingest-events.js';
 import { CURRENT_CACHE_CONTROL, PAST_DAY_CACHE_CONTROL } from './answer.js';
-import { buildApp } from './app.js';
+import { buildApp, ROUTES } from './app.js';
 
 /** History 20250226..20250228: the 28th is the current day, the 26th and 27th are past days. */
 let api: Harness;
@@ -44,6 +44,11 @@ function ok(response: LightMyRequestResponse): LightMyRequestResponse {
 }
 
 describe('caching', () => {
+  it('asks every operation the app registers', () => {
+    const asked = new Set(URLS.map((url) => url.split('?')[0]));
+    expect([...asked].sort()).toEqual(ROUTES.map((route) => route.path).sort());
+  });
+
   it('answers from the cache with the very bytes a fresh query gives', async () => {
     const uncached = buildApp({
       reader: api.store.reader,
