@@ -22,9 +22,11 @@ afterAll(async () => {
  * cut: no cached answers).
  */
 const OPERATIONS = OPERATION_URLS;
+/** Asked before the cut, so that its answer is cached; not one of OPERATIONS. */
+const CACHED = '/api/epi?date=20250226';
 
 describe.skipIf(TEST_PG_URL === undefined)('serving from PostgreSQL while the server goes away', () => {
-  it('answers 503 with Retry-After and fails /readyz, then serves again by itself', async () => {
+  it('answers 503 with Retry-After and fails /readyz, cached answers too once their key is due a recheck, then serves again by itself', async () => {
     const { proxy, url: viaProxy } = await proxyInFrontOf(TEST_PG_URL ?? 'postgres://localhost', 5432);
     const store = await openPostgresStore(viaProxy, {
       schema: schemas.name(),
@@ -49,6 +51,8 @@ describe.skipIf(TEST_PG_URL === undefined)('serving from PostgreSQL while the se
       app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${created.key}` } });
     try {
       expect((await get('/readyz')).statusCode).toBe(200);
+      const cached = await get(CACHED);
+      expect(cached.statusCode).toBe(200);
       await proxy.cut();
       expect((await get('/readyz')).statusCode).toBe(503);
       expect((await get('/healthz')).statusCode).toBe(200);
@@ -57,11 +61,18 @@ describe.skipIf(TEST_PG_URL === undefined)('serving from PostgreSQL while the se
         expectProblem(response, 503);
         expect(response.headers['retry-after'], url).toMatch(/^\d+$/);
       }
+      // A cached answer needs its key too, read again from the store a second after it was last
+      // read (postgres-keys.ts, recheckMs: a key revoked by another process stops working).
+      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      expectProblem(await get(CACHED), 503);
       await proxy.restore();
       await waitFor('/readyz to recover', async () => (await get('/readyz')).statusCode === 200, {
         intervalMs: 50,
       });
       for (const url of OPERATIONS) expect((await get(url)).statusCode, url).toBe(200);
+      const again = await get(CACHED);
+      expect(again.statusCode).toBe(200);
+      expect(again.body).toBe(cached.body);
     } finally {
       await app.close();
       await store.close();
