@@ -18,11 +18,9 @@ afterAll(async () => {
 });
 
 /**
- * One request of each operation the app registers, over the seeded days (none asked before the
- * cut: no cached answers).
+ * Asked before the cut, so that its answer is cached. OPERATION_URLS (one request of each
+ * operation the app registers) are first asked after it: no cached answers.
  */
-const OPERATIONS = OPERATION_URLS;
-/** Asked before the cut, so that its answer is cached; not one of OPERATIONS. */
 const CACHED = '/api/epi?date=20250226';
 
 describe.skipIf(TEST_PG_URL === undefined)('serving from PostgreSQL while the server goes away', () => {
@@ -56,7 +54,7 @@ describe.skipIf(TEST_PG_URL === undefined)('serving from PostgreSQL while the se
       await proxy.cut();
       expect((await get('/readyz')).statusCode).toBe(503);
       expect((await get('/healthz')).statusCode).toBe(200);
-      for (const url of OPERATIONS) {
+      for (const url of OPERATION_URLS) {
         const response = await get(url);
         expectProblem(response, 503);
         expect(response.headers['retry-after'], url).toMatch(/^\d+$/);
@@ -69,7 +67,7 @@ describe.skipIf(TEST_PG_URL === undefined)('serving from PostgreSQL while the se
       await waitFor('/readyz to recover', async () => (await get('/readyz')).statusCode === 200, {
         intervalMs: 50,
       });
-      for (const url of OPERATIONS) expect((await get(url)).statusCode, url).toBe(200);
+      for (const url of OPERATION_URLS) expect((await get(url)).statusCode, url).toBe(200);
       const again = await get(CACHED);
       expect(again.statusCode).toBe(200);
       expect(again.body).toBe(cached.body);
