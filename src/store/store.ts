@@ -423,12 +423,14 @@ export interface StoreClaim {
 
 /**
  * How a store hears of other processes' commits. `local`: no connection to lose (SQLite watches
- * its own file). `listening`: PostgreSQL's LISTEN is established. `lost`: a listener is
- * registered but the LISTEN connection is not (yet, or again) established, so commits of others
- * are not seen until it is (answers of the current day may be stale). `idle`: no listener is
+ * its own file). `listening`: PostgreSQL's LISTEN is established. `polling`: the PostgreSQL
+ * server is a streaming replica (a hot standby), which refuses LISTEN: its version is read
+ * every 250 ms instead, as SQLite's file is watched. `lost`: a listener is registered but the
+ * LISTEN (or polling) connection is not (yet, or again) established, so commits of others are
+ * not seen until it is (answers of the current day may be stale). `idle`: no listener is
  * registered (CLI commands), nothing is listened for.
  */
-export type ChangeNotices = 'local' | 'listening' | 'lost' | 'idle';
+export type ChangeNotices = 'local' | 'listening' | 'polling' | 'lost' | 'idle';
 
 export interface ApiKeyRecord {
   /** Public identifier, also the key's prefix; safe to log. */

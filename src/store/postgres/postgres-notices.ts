@@ -3,6 +3,11 @@ import type { AppendNotice, ChangeNotices, MarketReader } from '../store.js';
 
 /** How long to wait before listening again after the listening connection was lost. */
 const RELISTEN_MS = 1000;
+/**
+ * How often a store read from a standby looks for new commits, as SQLite looks for another
+ * process's (STORE_POLL_MS): a hot standby refuses LISTEN, and NOTIFY is not replicated.
+ */
+const STANDBY_POLL_MS = 250;
 
 /**
  * Commits of other processes, as AppendNotices: the writer sends NOTIFY on the store's channel
@@ -12,6 +17,11 @@ const RELISTEN_MS = 1000;
  * no dates itself (NOTIFY payloads are small and a long ingest touches many days). A lost
  * listening connection is re-opened, and then the version is read again, so a commit missed
  * meanwhile is still announced. `added` is 0: another process's count is not known here.
+ *
+ * On a streaming replica (a hot standby) the same connection polls instead: every
+ * STANDBY_POLL_MS it reads the version and whether the server is still a standby, and a
+ * version above the one seen is announced as a notice would be; once the standby is promoted,
+ * it LISTENs.
  */
 export class RemoteNotices {
   private client: pg.Client | undefined;
@@ -19,6 +29,9 @@ export class RemoteNotices {
   private running = false;
   /** LISTEN succeeded on the current client, which has not been lost since. */
   private listening = false;
+  /** The current client is on a standby and polls it (STANDBY_POLL_MS), not lost since. */
+  private polling = false;
+  private pollTimer: NodeJS.Timeout | undefined;
   private checking: Promise<void> = Promise.resolve();
   /** When the oldest notice not yet read was sent (the writer's wall clock, ms). */
   private oldestUnread: number | undefined;
@@ -38,10 +51,11 @@ export class RemoteNotices {
     if (version > this.seen) this.seen = version;
   }
 
-  /** `lost` from start until LISTEN succeeds, and from a lost connection until it succeeds again. */
+  /** `lost` from start until LISTEN (or, on a standby, polling) starts, and from a lost connection until it starts again. */
   state(): ChangeNotices {
     if (!this.running) return 'idle';
-    return this.listening ? 'listening' : 'lost';
+    if (this.listening) return 'listening';
+    return this.polling ? 'polling' : 'lost';
   }
 
   start(): void {
@@ -52,6 +66,7 @@ export class RemoteNotices {
 
   async stop(): Promise<void> {
     this.running = false;
+    this.stopPolling();
     this.listening = false;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
@@ -78,23 +93,72 @@ export class RemoteNotices {
     this.client = client;
     try {
       await client.connect();
-      await client.query(`LISTEN ${pg.escapeIdentifier(this.channel)}`);
+      const standby = await isStandby(client);
+      if (!standby) await client.query(this.listenStatement());
       if (!this.running) {
         await client.end();
         return;
       }
-      // still this listen's client: not lost (an error or end event) while LISTEN ran
-      if (this.client === client) this.listening = true;
+      // still this listen's client: not lost (an error or end event) while it was set up
+      if (this.client !== client) return;
+      if (standby) {
+        this.polling = true;
+        this.schedulePoll(client);
+      } else {
+        this.listening = true;
+      }
       this.check();
     } catch {
       this.lost(client);
     }
   }
 
+  private listenStatement(): string {
+    return `LISTEN ${pg.escapeIdentifier(this.channel)}`;
+  }
+
+  private schedulePoll(client: pg.Client): void {
+    this.pollTimer = setTimeout(() => {
+      this.pollTimer = undefined;
+      void this.poll(client);
+    }, STANDBY_POLL_MS);
+    this.pollTimer.unref();
+  }
+
+  /** A standby's poll: a version above the one seen is read as a notice; once promoted, LISTEN. */
+  private async poll(client: pg.Client): Promise<void> {
+    try {
+      const { rows } = await client.query<{ standby: boolean; version: string | number | null }>(
+        "SELECT pg_is_in_recovery() AS standby, (SELECT value FROM meta WHERE key = 'version') AS version",
+      );
+      if (this.client !== client || !this.polling) return;
+      if (rows[0]?.standby === false) {
+        await client.query(this.listenStatement());
+        if (this.client !== client || !this.polling) return;
+        this.polling = false;
+        this.listening = true;
+        // commits made between the last poll and the LISTEN
+        this.check();
+        return;
+      }
+      if (Number(rows[0]?.version ?? 0) > this.seen) this.check();
+      this.schedulePoll(client);
+    } catch {
+      this.lost(client);
+    }
+  }
+
+  private stopPolling(): void {
+    this.polling = false;
+    if (this.pollTimer) clearTimeout(this.pollTimer);
+    this.pollTimer = undefined;
+  }
+
   private lost(client: pg.Client): void {
     if (this.client !== client) return;
     this.client = undefined;
     this.listening = false;
+    this.stopPolling();
     client.end().catch(() => undefined);
     if (!this.running || this.timer) return;
     this.timer = setTimeout(() => {
@@ -126,4 +190,10 @@ export class RemoteNotices {
       }
     });
   }
+}
+
+/** Whether the server is a hot standby (in recovery): it refuses LISTEN, and gets no NOTIFY. */
+async function isStandby(client: pg.Client): Promise<boolean> {
+  const { rows } = await client.query<{ standby: boolean }>('SELECT pg_is_in_recovery() AS standby');
+  return rows[0]?.standby === true;
 }
