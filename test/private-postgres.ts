@@ -24,6 +24,16 @@ export interface PrivatePostgres {
   start(): Promise<void>;
   /** Stops it and removes its files. */
   close(): Promise<void>;
+  /**
+   * A streaming replica of this server (a hot standby, as `pg_basebackup -R` makes one), on a
+   * port and in a directory of its own; close it before this one.
+   */
+  startStandby(): Promise<PrivateStandby>;
+}
+
+export interface PrivateStandby extends Omit<PrivatePostgres, 'startStandby'> {
+  /** Makes it a primary of its own (`pg_ctl promote`), waiting until it accepts writes. */
+  promote(): Promise<void>;
 }
 
 /** Why a private server cannot be had here, or undefined when it can be tried. */
@@ -35,17 +45,59 @@ export function whyNoPrivatePostgres(): string | undefined {
   return undefined;
 }
 
+const asRoot = () => process.getuid?.() === 0;
+
+const asServerUser = (program: string, args: string[]) =>
+  asRoot()
+    ? run('/usr/sbin/runuser', ['-u', 'postgres', '--', join(BIN, program), ...args])
+    : run(join(BIN, program), args);
+
 export async function startPrivatePostgres(): Promise<PrivatePostgres> {
-  const asRoot = process.getuid?.() === 0;
+  const { dir, data, port, control } = await serverFiles();
+  try {
+    // initdb's trust also lets 127.0.0.1 connect for replication (pg_basebackup)
+    await asServerUser('initdb', ['-D', data, '-A', 'trust', '-U', 'root', '--no-sync', '-E', 'UTF8']);
+    await control.start();
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
+  return {
+    ...control,
+    async startStandby() {
+      const standby = await serverFiles();
+      try {
+        await asServerUser('pg_basebackup', [
+          ...['-h', '127.0.0.1', '-p', String(port), '-U', 'root'],
+          ...['-D', standby.data, '-R', '-X', 'stream', '--no-sync', '--checkpoint=fast'],
+        ]);
+        await standby.control.start();
+      } catch (error) {
+        rmSync(standby.dir, { recursive: true, force: true });
+        throw error;
+      }
+      return {
+        ...standby.control,
+        async promote() {
+          await asServerUser('pg_ctl', ['-D', standby.data, '-w', '-t', '30', 'promote']);
+        },
+      };
+    },
+  };
+}
+
+/** A new server's directory (its data directory not made yet), its port, and its control. */
+async function serverFiles(): Promise<{
+  dir: string;
+  data: string;
+  port: number;
+  control: Omit<PrivatePostgres, 'startStandby'>;
+}> {
   // Under /tmp, not os.tmpdir(): the socket path must stay short, and the postgres user must reach it.
   const dir = mkdtempSync('/tmp/gq-private-pg-');
-  if (asRoot) chownSync(dir, idOf('-u'), idOf('-g'));
+  if (asRoot()) chownSync(dir, idOf('-u'), idOf('-g'));
   const data = join(dir, 'data');
   const port = await freePort();
-  const asServerUser = (program: string, args: string[]) =>
-    asRoot
-      ? run('/usr/sbin/runuser', ['-u', 'postgres', '--', join(BIN, program), ...args])
-      : run(join(BIN, program), args);
   const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off`;
   const start = async () => {
     await asServerUser('pg_ctl', [
@@ -64,20 +116,18 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   const stop = async () => {
     await asServerUser('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
   };
-  try {
-    await asServerUser('initdb', ['-D', data, '-A', 'trust', '-U', 'root', '--no-sync', '-E', 'UTF8']);
-    await start();
-  } catch (error) {
-    rmSync(dir, { recursive: true, force: true });
-    throw error;
-  }
   return {
-    url: `postgres://root@127.0.0.1:${port}/postgres`,
-    stop,
-    start,
-    async close() {
-      await stop().catch(() => undefined);
-      rmSync(dir, { recursive: true, force: true });
+    dir,
+    data,
+    port,
+    control: {
+      url: `postgres://root@127.0.0.1:${port}/postgres`,
+      stop,
+      start,
+      async close() {
+        await stop().catch(() => undefined);
+        rmSync(dir, { recursive: true, force: true });
+      },
     },
   };
 }
