@@ -74,14 +74,19 @@ export async function openPostgresStore(
   const readPool = new pg.Pool({
     ...base,
     max: options.poolMax ?? DEFAULT_POOL_MAX,
-    statement_timeout: statementTimeoutMs,
+    onConnect: setting('statement_timeout', statementTimeoutMs),
     // The client gives up too, should the server not even answer (hung, or cut off without a
     // reset): a live server cancels the statement itself at the timeout, and says so at once.
     query_timeout: statementTimeoutMs + QUERY_TIMEOUT_MARGIN_MS,
     idleTimeoutMillis: 30_000,
   });
   const lockWaitMs = options.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS;
-  const writePool = new pg.Pool({ ...base, max: 1, idleTimeoutMillis: 30_000, lock_timeout: lockWaitMs });
+  const writePool = new pg.Pool({
+    ...base,
+    max: 1,
+    idleTimeoutMillis: 30_000,
+    onConnect: setting('lock_timeout', lockWaitMs),
+  });
   // An idle connection the server dropped is reported here; the next query reconnects.
   readPool.on('error', () => undefined);
   writePool.on('error', () => undefined);
@@ -155,6 +160,23 @@ export async function openPostgresStore(
       await writer.rollbackOpenBatch();
       await Promise.all([readPool.end(), writePool.end()]);
     },
+  };
+}
+
+/**
+ * A pool's session setting, made by each new connection before it is handed out (pg-pool's
+ * onConnect; a connection whose SET fails is closed, and its checkout fails). Not a startup
+ * parameter: a pooler such as PgBouncer refuses those it does not know ("unsupported startup
+ * parameter: statement_timeout"), so the store could not even open behind one.
+ */
+function setting(
+  name: 'statement_timeout' | 'lock_timeout',
+  ms: number,
+): (client: pg.ClientBase) => Promise<void> {
+  if (!Number.isSafeInteger(ms) || ms < 0)
+    throw new RangeError(`${name}: not a number of milliseconds: ${ms}`);
+  return async (client) => {
+    await client.query(`SET ${name} = ${ms}`);
   };
 }
 
