@@ -204,6 +204,8 @@ async function prepareSchema(
     if (options.migrate === true || (options.access !== 'read' && current < SCHEMA_VERSION)) {
       if (options.schema !== undefined) {
         await client.query(`CREATE SCHEMA IF NOT EXISTS ${pg.escapeIdentifier(options.schema)}`);
+      } else {
+        await requireSchema(client, url);
       }
       const applied = await migrate(client);
       options.onSchema?.({ applied, version: SCHEMA_VERSION });
@@ -216,6 +218,22 @@ async function prepareSchema(
   } finally {
     await client.end().catch(() => undefined);
   }
+}
+
+/**
+ * A schema to create the tables in: the URL's search_path (`?options=-c search_path=name`) may
+ * name only schemas that do not exist, and PostgreSQL's own refusal ("no schema has been
+ * selected to create in") does not say what to do.
+ */
+async function requireSchema(client: pg.Client, url: string): Promise<void> {
+  const result = await client.query<{ schema: string | null; path: string }>(
+    "SELECT current_schema() AS schema, current_setting('search_path') AS path",
+  );
+  const row = result.rows[0];
+  if (row === undefined || row.schema !== null) return;
+  throw new StoreOpenError(
+    `no schema at ${describe(url)} to create the store in: its search_path (${row.path}) names none that exists; create it first (CREATE SCHEMA name)`,
+  );
 }
 
 /** host:port/database of a URL, without user or password. */

@@ -324,6 +324,28 @@ describe.skipIf(TEST_PG_URL === undefined)('postgres store', () => {
     }
   });
 
+  it('refuses to create a store where the search_path of the URL names no existing schema, saying what to do', async () => {
+    const url = TEST_PG_URL ?? '';
+    const missing = schemas.name();
+    const opening = openPostgresStore(
+      `${url}${url.includes('?') ? '&' : '?'}options=-c%20search_path%3D${missing}`,
+      { create: true },
+    );
+    await expect(opening).rejects.toThrow(
+      new RegExp(
+        `^no schema at .* to create the store in: its search_path \\(${missing}\\) names none that exists; create it first`,
+      ),
+    );
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    try {
+      const found = await admin.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [missing]);
+      expect(found.rowCount).toBe(0);
+    } finally {
+      await admin.end();
+    }
+  });
+
   it('waits a bounded time for another writer, then says so', async () => {
     const schema = schemas.name();
     const ingest = await openPostgresStore(TEST_PG_URL ?? '', { schema, migrate: true });
