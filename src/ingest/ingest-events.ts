@@ -28,33 +28,49 @@ export async function ingestEvents(
 /**
  * Ingests days in order, one transaction each, as ingestEvents does day after day, but the next
  * day is made (the iterable: the simulator, for seed) and its first part validated while the
- * store commits the day before: a store on a server spends that time on the day's last rows and
- * its commit, and the process would otherwise wait for it. A day is begun only once the one
- * before has committed; at the first failure nothing after it is stored (a refused day also
- * waits for the commit of the day before, which stands). `onDay` hears of each committed day.
+ * store commits the day before: once that day's last rows and its COMMIT are sent, a store on a
+ * server spends a while on them, and the process would otherwise wait for it. A day is begun
+ * only once the one before has committed; at the first failure nothing after it is stored (a
+ * refused day is found while the day before commits, which stands, and is reported after it).
+ * `onDay` hears of each committed day.
  */
 export async function ingestDays(
   writer: MarketWriter,
   days: Iterable<readonly FeedEvent[]>,
   onDay: (result: AppendResult, index: number) => void = () => {},
 ): Promise<void> {
-  let committing: Promise<AppendResult> | undefined;
-  let index = 0;
-  const committed = async () => {
-    const pending = committing;
-    committing = undefined;
-    if (pending !== undefined) onDay(await pending, index++);
-  };
+  const iterator = days[Symbol.iterator]();
+  let next = prepareDay(iterator);
+  for (let index = 0; next !== undefined; index += 1) {
+    const { events, first } = next.prepared();
+    next = undefined;
+    const result = await appendValidating(writer, events, first, () => {
+      next = prepareDay(iterator);
+    });
+    onDay(result, index);
+  }
+}
+
+/**
+ * The iterable's next day and its first part validated, now; undefined after the last day. A
+ * day refused by validation is reported when it is taken (`prepared`), not while the day before
+ * commits.
+ */
+function prepareDay(
+  iterator: Iterator<readonly FeedEvent[]>,
+): { prepared(): { events: readonly FeedEvent[]; first: ValidatedEvent[] } } | undefined {
   try {
-    for (const events of days) {
-      const first = validateFirstPart(events);
-      await committed();
-      committing = appendValidating(writer, events, first);
-    }
-  } finally {
-    // The last day; or, after a failure, the day before it: it commits first, and should it fail
-    // instead, its failure is the one passed on.
-    await committed();
+    const step = iterator.next();
+    if (step.done === true) return undefined;
+    const events = step.value;
+    const first = validateFirstPart(events);
+    return { prepared: () => ({ events, first }) };
+  } catch (error) {
+    return {
+      prepared: () => {
+        throw error;
+      },
+    };
   }
 }
 
@@ -62,15 +78,19 @@ function validateFirstPart(events: readonly FeedEvent[]): ValidatedEvent[] {
   return validateEvents(events, 0, Math.min(events.length, APPEND_CHUNK));
 }
 
-/** Appends the events, `first` being their first part already validated, validating the rest as it goes. */
+/**
+ * Appends the events, `first` being their first part already validated, validating the rest as
+ * it goes. `whileCommitting` runs once everything is sent and the commit is under way.
+ */
 async function appendValidating(
   writer: MarketWriter,
   events: readonly FeedEvent[],
   first: ValidatedEvent[],
+  whileCommitting?: () => void,
 ): Promise<AppendResult> {
   if (events.length <= APPEND_CHUNK) {
     try {
-      return await writer.append(first);
+      return await meanwhile(writer.append(first), whileCommitting);
     } catch (error) {
       throw refusal(error, 0);
     }
@@ -86,11 +106,25 @@ async function appendValidating(
         throw refusal(error, start);
       }
     }
-    return await batch.commit();
+    return await meanwhile(batch.commit(), whileCommitting);
   } catch (error) {
     await batch.rollback();
     throw error;
   }
+}
+
+/**
+ * `work`'s result, with `task` run while it is under way: after a turn of the event loop, so
+ * that the store has sent what it queued in this one (a commit's last rows, its COMMIT) first.
+ */
+async function meanwhile<T>(work: Promise<T>, task: (() => void) | undefined): Promise<T> {
+  if (task !== undefined) {
+    // a failure is awaited below, not left unhandled during the turn
+    work.catch(() => undefined);
+    await new Promise((resolve) => setImmediate(resolve));
+    task();
+  }
+  return work;
 }
 
 /**

@@ -5,6 +5,7 @@ import { Readable } from 'node:stream';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import type { FeedEvent } from '../feed/events.js';
 import { formatFeedEvent } from '../feed/ndjson.js';
+import { createSimulator } from '../feed/simulator/simulator.js';
 import { MEMORY, openSqliteStore } from '../store/sqlite/open-sqlite-store.js';
 import type { MarketStore, MarketWriter } from '../store/store.js';
 import { collect } from '../store/store-contract.js';
@@ -389,6 +390,51 @@ describe('ingestDays', () => {
     expect(await exported(store)).toBe(
       [...feed(D1), ...feed(D2), ...feed(D3)].map(formatFeedEvent).join('\n'),
     );
+  });
+
+  it('makes a long day while the one before commits, once all of its rows are sent', async () => {
+    // simulated days: longer than one append, so each goes through a write batch
+    const simulator = createSimulator({ seed: 3 });
+    const { writer } = store;
+    const timed: MarketWriter = {
+      append: (events) => writer.append(events),
+      async begin() {
+        const batch = await writer.begin();
+        let date: string | undefined;
+        return {
+          append(events) {
+            date ??= events[0]?.date;
+            return batch.append(events);
+          },
+          async commit() {
+            steps.push(`commit ${date}`);
+            // a server's commit takes a while after everything is sent
+            await new Promise((resolve) => setTimeout(resolve, 5));
+            const result = await batch.commit();
+            steps.push(`committed ${date}`);
+            return result;
+          },
+          rollback: () => batch.rollback(),
+        };
+      },
+    };
+    const days = (function* () {
+      for (const date of [D1, D2]) {
+        steps.push(`made ${date}`);
+        const events = simulator.simulateDay(date);
+        expect(events.length).toBeGreaterThan(4096);
+        yield events;
+      }
+    })();
+    await ingestDays(timed, days);
+    expect(steps).toEqual([
+      `made ${D1}`,
+      `commit ${D1}`,
+      `made ${D2}`,
+      `committed ${D1}`,
+      `commit ${D2}`,
+      `committed ${D2}`,
+    ]);
   });
 
   it('stops at a refused day: the day before commits, nothing after it is begun', async () => {
