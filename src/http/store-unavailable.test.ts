@@ -7,8 +7,6 @@ import type { KeyStore, MarketReader, MarketStore } from '../store/store.js';
 import { createApiKey } from './api-keys.js';
 import { buildApp } from './app.js';
 
-const OPERATIONS = OPERATION_URLS;
-
 /**
  * Makes every method of a store interface throw while `broken.now` is set, like a store whose
  * disk fails or whose lock is held past the busy timeout.
@@ -65,10 +63,10 @@ describe('a failing store', () => {
   it('answers 503 with Retry-After for every operation, then answers again once it recovers', async () => {
     const broken = { now: false };
     const { get } = await setUp((target) => breakable(target, broken));
-    for (const url of OPERATIONS) expect((await get(url)).statusCode, url).toBe(200);
+    for (const url of OPERATION_URLS) expect((await get(url)).statusCode, url).toBe(200);
 
     broken.now = true;
-    for (const url of OPERATIONS)
+    for (const url of OPERATION_URLS)
       expectUnavailable(await get(`${url}${url.includes('?') ? '&' : '?'}format=csv`));
     expectUnavailable(await get('/readyz', null));
     // What needs no store still answers: the process is up, only the data is not.
@@ -79,15 +77,15 @@ describe('a failing store', () => {
     for (const url of ['/api/openapi.json', '/api']) expect((await get(url, null)).statusCode, url).toBe(200);
 
     broken.now = false;
-    for (const url of OPERATIONS) expect((await get(url)).statusCode, url).toBe(200);
+    for (const url of OPERATION_URLS) expect((await get(url)).statusCode, url).toBe(200);
     expect((await get('/readyz', null)).statusCode).toBe(200);
   });
 
   it('answers 503 when the store is closed under the running app, and keeps serving', async () => {
     const { get } = await setUp();
-    for (const url of OPERATIONS) expect((await get(url)).statusCode, url).toBe(200);
+    for (const url of OPERATION_URLS) expect((await get(url)).statusCode, url).toBe(200);
     store?.close();
-    for (const url of OPERATIONS) expectUnavailable(await get(url));
+    for (const url of OPERATION_URLS) expectUnavailable(await get(url));
     expectUnavailable(await get('/readyz', null));
     expect((await get('/healthz', null)).statusCode).toBe(200);
   });
