@@ -19,7 +19,8 @@ import { waitFor } from './wait-for.js';
  * `gridquote serve` reading a streaming replica (docs/operations.md, "Backups and read
  * replicas"). A hot standby refuses LISTEN and is sent no NOTIFY, so the server polls its
  * version instead: /readyz passes and says `polling`, and the answers it has cached follow the
- * primary's commits, equal to a SQLite store of the same events. Once the standby is promoted,
+ * primary's commits, equal to a SQLite store of the same events, and a key revoked on the primary
+ * stops working on it. Once the standby is promoted,
  * the server LISTENs and a commit made on it reaches the answers too. A private primary and its
  * standby (pg_basebackup): the shared server has no replication access.
  */
@@ -121,6 +122,14 @@ describe.skipIf(NO_SERVER !== undefined)('serving from a PostgreSQL streaming re
       });
       await expectAnswersOf([FIRST, SECOND]);
       expect(await readiness()).toMatchObject({ notices: 'polling' });
+
+      // A key created on the primary works on the standby's server; revoked there, it stops.
+      const other = createApiKey({ level: 'historical', now: new Date(), perSecond: 0, perMinute: 0 });
+      await store.keys.insertKey(other.record);
+      const status = async () => (await fetchAnswer(serve?.base ?? '', '/api/epi', other.key)).status;
+      await waitFor('the new key to work on the standby', async () => (await status()) === 200);
+      expect(await store.keys.revokeKey(other.record.id, new Date().toISOString())).toBe(true);
+      await waitFor('the revoked key to be refused on the standby', async () => (await status()) === 401);
 
       // Promoted, the standby takes LISTEN: a commit on it arrives as a notice.
       await store.close();
