@@ -7,8 +7,11 @@ export const METRICS_PATH = '/metrics';
 
 /**
  * GET /metrics, the Prometheus exposition. Without a configured token only loopback clients
- * may scrape (a sidecar or a local agent); with one (GRIDQUOTE_METRICS_TOKEN), any client that
- * sends `Authorization: Bearer <token>`. API keys do not open it: metrics are for operators.
+ * may scrape (a sidecar or a local agent), and not through a proxy: a reverse proxy on the same
+ * host connects from loopback for any client, so a request naming a client it was forwarded for
+ * (Forwarded, X-Forwarded-For, X-Real-IP) is refused too. With a token (GRIDQUOTE_METRICS_TOKEN),
+ * any client that sends `Authorization: Bearer <token>`. API keys do not open it: metrics are
+ * for operators.
  */
 export function registerMetricsEndpoint(
   app: FastifyInstance,
@@ -26,10 +29,11 @@ export function registerMetricsEndpoint(
           headers: { 'www-authenticate': 'Bearer realm="gridquote-metrics"' },
         });
       }
-    } else if (!isLoopback(request.socket.remoteAddress)) {
+    } else if (!isLoopback(request.socket.remoteAddress) || wasForwarded(request)) {
       return sendProblem(reply, {
         code: 'forbidden',
-        detail: 'metrics are served to loopback clients only unless a metrics token is configured',
+        detail:
+          'metrics are served to loopback clients only, not through a proxy, unless a metrics token is configured',
       });
     }
     const body = await metrics.exposition();
@@ -48,6 +52,16 @@ function bearerMatches(request: FastifyRequest, expected: Buffer): boolean {
   const space = header.indexOf(' ');
   if (space < 0 || header.slice(0, space).toLowerCase() !== 'bearer') return false;
   return timingSafeEqual(digest(header.slice(space + 1).trim()), expected);
+}
+
+/** Whether a proxy says it forwarded the request for a client (RFC 7239, or the de facto headers). */
+function wasForwarded(request: FastifyRequest): boolean {
+  const { headers } = request;
+  return (
+    headers.forwarded !== undefined ||
+    headers['x-forwarded-for'] !== undefined ||
+    headers['x-real-ip'] !== undefined
+  );
 }
 
 export function isLoopback(address: string | undefined): boolean {

@@ -206,6 +206,18 @@ describe('access to /metrics', () => {
     expect(body.type).toBe('tag:gridquote,2025:problems/forbidden');
   });
 
+  it('without a token: not through a proxy on the same host, which connects from loopback for any client', async () => {
+    for (const headers of [
+      { 'x-forwarded-for': '203.0.113.7' },
+      { forwarded: 'for=203.0.113.7;proto=https' },
+      { 'x-real-ip': '203.0.113.7' },
+    ]) {
+      const refused = await api.app.inject({ url: '/metrics', remoteAddress: '127.0.0.1', headers });
+      const body = expectProblem(refused, 403);
+      expect(body.detail, JSON.stringify(headers)).toContain('not through a proxy');
+    }
+  });
+
   it('with a token: any client that sends it, and no one else (API keys do not open it)', async () => {
     const { store } = seededStore({ days: 1 });
     const token = 'metrics-token-for-tests';
@@ -218,6 +230,13 @@ describe('access to /metrics', () => {
           headers: authorization === undefined ? {} : { authorization },
         });
       expect((await scrapeWith(`Bearer ${token}`)).statusCode).toBe(200);
+      // through a proxy too, with the token
+      const proxied = await app.inject({
+        url: '/metrics',
+        remoteAddress: '127.0.0.1',
+        headers: { authorization: `Bearer ${token}`, 'x-forwarded-for': '203.0.113.7' },
+      });
+      expect(proxied.statusCode).toBe(200);
       const missing = await scrapeWith();
       expectProblem(missing, 401);
       expect(missing.headers['www-authenticate']).toBe('Bearer realm="gridquote-metrics"');
