@@ -6,6 +6,7 @@ import { createApiKey } from '../src/http/api-keys.js';
 import { buildApp } from '../src/http/app.js';
 import { ingestEvents } from '../src/ingest/ingest-events.js';
 import { openPostgresStore } from '../src/store/postgres/open-postgres-store.js';
+import { noticesSessionName } from '../src/store/postgres/postgres-notices.js';
 import { reportSkipped, TEST_PG_URL, testSchemas } from '../src/store/postgres/test-schemas.js';
 import { expectProblem } from './api-harness.js';
 import { waitFor } from './wait-for.js';
@@ -24,16 +25,15 @@ const BOUND = { timeoutMs: 5_000 };
 const LATEST_TRADES = '/api/trades?market=au_electricity';
 
 /**
- * Ends the LISTEN session of this schema's channel only (its exact statement, and the name
- * RemoteNotices gives its connection): other sessions on the shared server are never touched.
- * Returns how many backends it ended.
+ * Ends the notices session of this schema's channel only (the name RemoteNotices gives its
+ * connection): other sessions on the shared server are never touched. Returns how many
+ * backends it ended.
  */
 async function terminateListener(client: pg.Client, schema: string): Promise<number> {
-  const listen = `LISTEN ${pg.escapeIdentifier(`gridquote ${schema}`)}`;
   const result = await client.query<{ ended: boolean }>(
     `SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity
-      WHERE query = $1 AND application_name = 'gridquote notices' AND pid <> pg_backend_pid()`,
-    [listen],
+      WHERE application_name = $1 AND pid <> pg_backend_pid()`,
+    [noticesSessionName(`gridquote ${schema}`)],
   );
   return result.rows.filter((row) => row.ended).length;
 }

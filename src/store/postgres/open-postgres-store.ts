@@ -36,6 +36,8 @@ export interface PostgresStoreOptions {
   readonly statementTimeoutMs?: number;
   /** Giving up on opening a connection after this. */
   readonly connectTimeoutMs?: number;
+  /** How often the change notices' connection is probed, and how long a probe may take (postgres-notices.ts). */
+  readonly noticeProbeMs?: number;
   /** Told what opening for writing did to the schema (open-store.ts). */
   readonly onSchema?: (report: SchemaReport) => void;
 }
@@ -98,7 +100,15 @@ export async function openPostgresStore(
     for (const listener of listeners) listener(notice);
   };
   const reader = createPostgresReader(readPool);
-  const remote = new RemoteNotices(base, channel, origin, reader, emit, await reader.version());
+  const remote = new RemoteNotices(
+    base,
+    channel,
+    origin,
+    reader,
+    emit,
+    await reader.version(),
+    options.noticeProbeMs,
+  );
   const writer = createPostgresWriter(
     writePool,
     (notice) => {

@@ -8,6 +8,12 @@ const RELISTEN_MS = 1000;
  * process's (STORE_POLL_MS): a hot standby refuses LISTEN, and NOTIFY is not replicated.
  */
 const STANDBY_POLL_MS = 250;
+/**
+ * How often a LISTEN connection is probed, and how long a probe (or a standby's poll) may take:
+ * a connection the network lost without a reset (a host gone, a partition) would otherwise
+ * look established for hours (TCP keep-alive's defaults), while no notice can arrive on it.
+ */
+export const DEFAULT_NOTICE_PROBE_MS = 5_000;
 
 /**
  * Commits of other processes, as AppendNotices: the writer sends NOTIFY on the store's channel
@@ -21,7 +27,8 @@ const STANDBY_POLL_MS = 250;
  * On a streaming replica (a hot standby) the same connection polls instead: every
  * STANDBY_POLL_MS it reads the version and whether the server is still a standby, and a
  * version above the one seen is announced as a notice would be; once the standby is promoted,
- * it LISTENs.
+ * it LISTENs. A LISTEN connection is probed the same way every `probeMs`; a probe or poll
+ * that fails or takes longer than `probeMs` counts as the connection lost.
  */
 export class RemoteNotices {
   private client: pg.Client | undefined;
@@ -31,7 +38,8 @@ export class RemoteNotices {
   private listening = false;
   /** The current client is on a standby and polls it (STANDBY_POLL_MS), not lost since. */
   private polling = false;
-  private pollTimer: NodeJS.Timeout | undefined;
+  /** The next poll or probe of the current client. */
+  private probeTimer: NodeJS.Timeout | undefined;
   private checking: Promise<void> = Promise.resolve();
   /** When the oldest notice not yet read was sent (the writer's wall clock, ms). */
   private oldestUnread: number | undefined;
@@ -44,6 +52,7 @@ export class RemoteNotices {
     private readonly emit: (notice: AppendNotice) => void,
     /** The version this process has seen (own commits raise it). */
     private seen: number,
+    private readonly probeMs = DEFAULT_NOTICE_PROBE_MS,
   ) {}
 
   /** Own commits: remote notices start after them. */
@@ -66,7 +75,7 @@ export class RemoteNotices {
 
   async stop(): Promise<void> {
     this.running = false;
-    this.stopPolling();
+    this.stopProbing();
     this.listening = false;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
@@ -77,8 +86,12 @@ export class RemoteNotices {
   }
 
   private async listen(): Promise<void> {
-    // named, so that an operator (or a test) can tell the listening session in pg_stat_activity
-    const client = new pg.Client({ ...this.config, application_name: 'gridquote notices' });
+    // named after its channel, so that an operator (or a test) can tell the session in pg_stat_activity
+    const client = new pg.Client({
+      ...this.config,
+      application_name: noticesSessionName(this.channel),
+      query_timeout: this.probeMs,
+    });
     client.on('error', () => this.lost(client));
     client.on('end', () => this.lost(client));
     client.on('notification', (message) => {
@@ -101,12 +114,9 @@ export class RemoteNotices {
       }
       // still this listen's client: not lost (an error or end event) while it was set up
       if (this.client !== client) return;
-      if (standby) {
-        this.polling = true;
-        this.schedulePoll(client);
-      } else {
-        this.listening = true;
-      }
+      if (standby) this.polling = true;
+      else this.listening = true;
+      this.schedulePoll(client);
       this.check();
     } catch {
       this.lost(client);
@@ -118,47 +128,53 @@ export class RemoteNotices {
   }
 
   private schedulePoll(client: pg.Client): void {
-    this.pollTimer = setTimeout(() => {
-      this.pollTimer = undefined;
-      void this.poll(client);
-    }, STANDBY_POLL_MS);
-    this.pollTimer.unref();
+    this.probeTimer = setTimeout(
+      () => {
+        this.probeTimer = undefined;
+        void this.poll(client);
+      },
+      this.polling ? STANDBY_POLL_MS : this.probeMs,
+    );
+    this.probeTimer.unref();
   }
 
-  /** A standby's poll: a version above the one seen is read as a notice; once promoted, LISTEN. */
+  /**
+   * A standby's poll, or a LISTEN connection's probe: a version above the one seen is read as a
+   * notice would be (on a LISTEN connection, a notice missed); a standby promoted LISTENs.
+   */
   private async poll(client: pg.Client): Promise<void> {
     try {
       const { rows } = await client.query<{ standby: boolean; version: string | number | null }>(
         "SELECT pg_is_in_recovery() AS standby, (SELECT value FROM meta WHERE key = 'version') AS version",
       );
-      if (this.client !== client || !this.polling) return;
-      if (rows[0]?.standby === false) {
+      if (this.client !== client || !this.running) return;
+      if (this.polling && rows[0]?.standby === false) {
         await client.query(this.listenStatement());
-        if (this.client !== client || !this.polling) return;
+        if (this.client !== client || !this.running) return;
         this.polling = false;
         this.listening = true;
         // commits made between the last poll and the LISTEN
         this.check();
-        return;
+      } else if (Number(rows[0]?.version ?? 0) > this.seen) {
+        this.check();
       }
-      if (Number(rows[0]?.version ?? 0) > this.seen) this.check();
       this.schedulePoll(client);
     } catch {
       this.lost(client);
     }
   }
 
-  private stopPolling(): void {
+  private stopProbing(): void {
     this.polling = false;
-    if (this.pollTimer) clearTimeout(this.pollTimer);
-    this.pollTimer = undefined;
+    if (this.probeTimer) clearTimeout(this.probeTimer);
+    this.probeTimer = undefined;
   }
 
   private lost(client: pg.Client): void {
     if (this.client !== client) return;
     this.client = undefined;
     this.listening = false;
-    this.stopPolling();
+    this.stopProbing();
     client.end().catch(() => undefined);
     if (!this.running || this.timer) return;
     this.timer = setTimeout(() => {
@@ -196,4 +212,9 @@ export class RemoteNotices {
 async function isStandby(client: pg.Client): Promise<boolean> {
   const { rows } = await client.query<{ standby: boolean }>('SELECT pg_is_in_recovery() AS standby');
   return rows[0]?.standby === true;
+}
+
+/** The notices session's application_name: `<channel> notices` (`gridquote <schema> notices`), within PostgreSQL's 63 bytes. */
+export function noticesSessionName(channel: string): string {
+  return Buffer.from(`${channel} notices`).subarray(0, 63).toString();
 }

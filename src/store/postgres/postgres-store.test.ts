@@ -480,6 +480,33 @@ describe.skipIf(TEST_PG_URL === undefined)('postgres store losing its server', (
     }
   });
 
+  it('counts the change notices lost when their connection hangs without a reset, and listens again after', async () => {
+    const { proxy, url } = await proxyInFrontOf(TEST_PG_URL ?? 'postgres://localhost', 5432);
+    const store = await openPostgresStore(url, {
+      schema: schemas.name(),
+      migrate: true,
+      connectTimeoutMs: 500,
+      noticeProbeMs: 300,
+    });
+    const stopListening = store.onAppend(() => undefined);
+    try {
+      await waitFor('the notices to listen', () => store.changeNotices() === 'listening');
+      // A hung server (a host gone, a partition): no byte passes, no connection is reset.
+      proxy.freeze();
+      const frozenAt = Date.now();
+      await waitFor('the notices to be lost', () => store.changeNotices() === 'lost', { timeoutMs: 5_000 });
+      // a probe every 300 ms, given 300 ms to answer
+      expect(Date.now() - frozenAt).toBeLessThan(2_000);
+      proxy.thaw();
+      await waitFor('the notices to listen again', () => store.changeNotices() === 'listening');
+    } finally {
+      stopListening();
+      proxy.thaw();
+      await store.close();
+      await proxy.close();
+    }
+  });
+
   it('bounds every read by the statement timeout', async () => {
     const schema = schemas.name();
     const store = await openPostgresStore(TEST_PG_URL ?? '', {
