@@ -18,11 +18,11 @@ import { waitFor } from './wait-for.js';
 /**
  * `gridquote serve` reading a streaming replica (docs/operations.md, "Backups and read
  * replicas"). A hot standby refuses LISTEN and is sent no NOTIFY, so the server polls its
- * version instead: /readyz passes and says `polling`, and the answers it has cached follow the
- * primary's commits, equal to a SQLite store of the same events, and a key revoked on the primary
- * stops working on it. Once the standby is promoted,
- * the server LISTENs and a commit made on it reaches the answers too. A private primary and its
- * standby (pg_basebackup): the shared server has no replication access.
+ * version instead: /readyz passes and says `polling`; the answers it has cached follow the
+ * primary's commits, equal to a SQLite store of the same events; a key revoked on the primary
+ * stops working on it. Once the standby is promoted, the server LISTENs and a commit made on it
+ * reaches the answers too. A private primary and its standby (pg_basebackup): the shared server
+ * has no replication access.
  */
 
 const NO_SERVER = whyNoPrivatePostgres();
