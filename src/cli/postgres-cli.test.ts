@@ -60,6 +60,26 @@ describe.skipIf(TEST_PG_URL === undefined)('gridquote commands on PostgreSQL', (
     expect(listed.code, listed.stderr).toBe(0);
   });
 
+  it('never prints a password given in the URL', async () => {
+    const withPassword = new URL(await schemas.url());
+    withPassword.password = 's3cret-pw';
+    const url = withPassword.href;
+    const said: string[] = [];
+    for (const command of [
+      ['seed', ...SEED],
+      ['migrate'],
+      ['keys', 'create', '--level', 'historical'],
+      ['keys', 'list'],
+      ['export', '--date', '20250221'],
+    ]) {
+      const result = await gridquote([...command, '--db', url]);
+      expect(result.code, result.stderr).toBe(0);
+      said.push(result.stdout, result.stderr);
+    }
+    expect(said.join('\n')).toContain('***@');
+    expect(said.join('\n')).not.toContain('s3cret-pw');
+  });
+
   it('seeds the same history as SQLite: export is equal line for line, also one date', async () => {
     const url = await schemas.url();
     const file = join(directory, 'same.db');

@@ -3,6 +3,7 @@ import { lastCompletedTradingDay, lastTradingDays } from '../domain/calendar.js'
 import { isValidDate } from '../domain/dates.js';
 import { simulateHistory } from '../feed/simulator/simulator.js';
 import { ingestDays } from '../ingest/ingest-events.js';
+import { describeLocation } from '../store/open-store.js';
 import { type CliIo, PROCESS_IO, requireStore, storeOption, withStore } from './cli-io.js';
 import { createProgress } from './progress.js';
 
@@ -70,7 +71,7 @@ export function registerSeed(program: Command, io: CliIo = PROCESS_IO): Command 
       const first = result.dates[0] ?? until;
       const last = result.dates.at(-1) ?? until;
       io.stderr.write(
-        `seeded ${db}: ${result.dates.length} trading days ${first}..${last} (seed ${flags.seed}), ` +
+        `seeded ${describeLocation(db)}: ${result.dates.length} trading days ${first}..${last} (seed ${flags.seed}), ` +
           `${result.added} events added, ${result.skipped} already stored\n`,
       );
     });
