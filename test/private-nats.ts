@@ -1,9 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from './free-port.js';
+import { accepts, freePort } from './free-port.js';
 import { waitFor } from './wait-for.js';
 
 /**
@@ -63,15 +62,4 @@ export async function startPrivateNats(): Promise<PrivateNats> {
       rmSync(dir, { recursive: true, force: true });
     },
   };
-}
-
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
 }

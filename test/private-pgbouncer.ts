@@ -1,9 +1,9 @@
 import { execFile } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { freePort } from './free-port.js';
+import { accepts, freePort } from './free-port.js';
+import { idOf } from './private-postgres.js';
 import { waitFor } from './wait-for.js';
 
 /**
@@ -59,8 +59,7 @@ export async function startPrivatePgBouncer(serverPort: number): Promise<Private
     ].join('\n'),
   );
   if (asRoot) {
-    const { uid, gid } = postgresUser();
-    for (const path of [dir, config, join(dir, 'users.txt')]) chownSync(path, uid, gid);
+    for (const path of [dir, config, join(dir, 'users.txt')]) chownSync(path, idOf('-u'), idOf('-g'));
   }
   const daemon = ['-d', config];
   const stop = () => {
@@ -88,24 +87,4 @@ export async function startPrivatePgBouncer(serverPort: number): Promise<Private
       stop();
     },
   };
-}
-
-function postgresUser(): { uid: number; gid: number } {
-  const line = readFileSync('/etc/passwd', 'utf8')
-    .split('\n')
-    .find((entry) => entry.startsWith('postgres:'));
-  const [, , uid, gid] = (line ?? '').split(':');
-  if (uid === undefined || gid === undefined) throw new Error('no postgres user');
-  return { uid: Number(uid), gid: Number(gid) };
-}
-
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
 }

@@ -133,6 +133,6 @@ async function serverFiles(): Promise<{
 }
 
 /** The postgres user's or group's id, as the system knows it (Debian's package creates the user). */
-function idOf(flag: '-u' | '-g'): number {
+export function idOf(flag: '-u' | '-g'): number {
   return Number(String(execFileSync('id', [flag, 'postgres'])).trim());
 }
