@@ -42,35 +42,32 @@ export async function ingestDays(
   const iterator = days[Symbol.iterator]();
   let next = prepareDay(iterator);
   for (let index = 0; next !== undefined; index += 1) {
-    const { events, first } = next.prepared();
+    const day = next;
     next = undefined;
-    const result = await appendValidating(writer, events, first, () => {
+    if ('error' in day) throw day.error;
+    const result = await appendValidating(writer, day.events, day.first, () => {
       next = prepareDay(iterator);
     });
     onDay(result, index);
   }
 }
 
+type PreparedDay =
+  | { readonly events: readonly FeedEvent[]; readonly first: ValidatedEvent[] }
+  | { readonly error: unknown };
+
 /**
  * The iterable's next day and its first part validated, now; undefined after the last day. A
- * day refused by validation is reported when it is taken (`prepared`), not while the day before
- * commits.
+ * day refused by validation (or an iterable that fails) comes back as its error, thrown when the
+ * day is taken, not while the day before commits.
  */
-function prepareDay(
-  iterator: Iterator<readonly FeedEvent[]>,
-): { prepared(): { events: readonly FeedEvent[]; first: ValidatedEvent[] } } | undefined {
+function prepareDay(iterator: Iterator<readonly FeedEvent[]>): PreparedDay | undefined {
   try {
     const step = iterator.next();
     if (step.done === true) return undefined;
-    const events = step.value;
-    const first = validateFirstPart(events);
-    return { prepared: () => ({ events, first }) };
+    return { events: step.value, first: validateFirstPart(step.value) };
   } catch (error) {
-    return {
-      prepared: () => {
-        throw error;
-      },
-    };
+    return { error };
   }
 }
 

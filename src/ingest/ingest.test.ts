@@ -418,14 +418,11 @@ describe('ingestDays', () => {
         };
       },
     };
-    const days = (function* () {
-      for (const date of [D1, D2]) {
-        steps.push(`made ${date}`);
-        const events = simulator.simulateDay(date);
-        expect(events.length).toBeGreaterThan(4096);
-        yield events;
-      }
-    })();
+    const days = made([D1, D2], (date) => {
+      const events = simulator.simulateDay(date);
+      expect(events.length).toBeGreaterThan(4096);
+      return events;
+    });
     await ingestDays(timed, days);
     expect(steps).toEqual([
       `made ${D1}`,

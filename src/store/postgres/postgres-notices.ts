@@ -106,7 +106,7 @@ export class RemoteNotices {
     this.client = client;
     try {
       await client.connect();
-      const standby = await isStandby(client);
+      const { standby } = await serverState(client);
       if (!standby) await client.query(this.listenStatement());
       if (!this.running) {
         await client.end();
@@ -144,18 +144,16 @@ export class RemoteNotices {
    */
   private async poll(client: pg.Client): Promise<void> {
     try {
-      const { rows } = await client.query<{ standby: boolean; version: string | number | null }>(
-        "SELECT pg_is_in_recovery() AS standby, (SELECT value FROM meta WHERE key = 'version') AS version",
-      );
+      const { standby, version } = await serverState(client);
       if (this.client !== client || !this.running) return;
-      if (this.polling && rows[0]?.standby === false) {
+      if (this.polling && !standby) {
         await client.query(this.listenStatement());
         if (this.client !== client || !this.running) return;
         this.polling = false;
         this.listening = true;
         // commits made between the last poll and the LISTEN
         this.check();
-      } else if (Number(rows[0]?.version ?? 0) > this.seen) {
+      } else if (version > this.seen) {
         this.check();
       }
       this.schedulePoll(client);
@@ -208,10 +206,15 @@ export class RemoteNotices {
   }
 }
 
-/** Whether the server is a hot standby (in recovery): it refuses LISTEN, and gets no NOTIFY. */
-async function isStandby(client: pg.Client): Promise<boolean> {
-  const { rows } = await client.query<{ standby: boolean }>('SELECT pg_is_in_recovery() AS standby');
-  return rows[0]?.standby === true;
+/**
+ * Whether the server is a hot standby (in recovery: it refuses LISTEN, and gets no NOTIFY), and
+ * the store's version on it.
+ */
+async function serverState(client: pg.Client): Promise<{ standby: boolean; version: number }> {
+  const { rows } = await client.query<{ standby: boolean; version: string | number | null }>(
+    "SELECT pg_is_in_recovery() AS standby, (SELECT value FROM meta WHERE key = 'version') AS version",
+  );
+  return { standby: rows[0]?.standby === true, version: Number(rows[0]?.version ?? 0) };
 }
 
 /** The notices session's application_name: `<channel> notices` (`gridquote <schema> notices`), within PostgreSQL's 63 bytes. */
