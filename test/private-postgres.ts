@@ -1,5 +1,5 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { freePort } from './free-port.js';
@@ -31,6 +31,21 @@ export interface PrivatePostgres {
   startStandby(): Promise<PrivateStandby>;
 }
 
+/**
+ * Certificates of a server started with TLS (startPrivatePostgres({ tls: true })): it accepts
+ * only encrypted connections that present a client certificate its CA signed for the user
+ * (`hostssl ... cert`), and its own certificate is for 127.0.0.1.
+ */
+export interface PrivateTls {
+  /** The CA that signed the server's and the client's certificates. */
+  readonly ca: string;
+  /** The client certificate (CN root) and its key. */
+  readonly cert: string;
+  readonly key: string;
+  /** A CA that signed neither. */
+  readonly otherCa: string;
+}
+
 export interface PrivateStandby extends Omit<PrivatePostgres, 'startStandby'> {
   /** Makes it a primary of its own (`pg_ctl promote`), waiting until it accepts writes. */
   promote(): Promise<void>;
@@ -52,11 +67,26 @@ const asServerUser = (program: string, args: string[]) =>
     ? run('/usr/sbin/runuser', ['-u', 'postgres', '--', join(BIN, program), ...args])
     : run(join(BIN, program), args);
 
-export async function startPrivatePostgres(): Promise<PrivatePostgres> {
-  const { dir, data, port, control } = await serverFiles();
+export async function startPrivatePostgres(): Promise<PrivatePostgres>;
+export async function startPrivatePostgres(options: {
+  tls: true;
+}): Promise<PrivatePostgres & { tls: PrivateTls }>;
+export async function startPrivatePostgres(options: { tls?: true } = {}): Promise<PrivatePostgres> {
+  const tlsSettings: string[] = [];
+  const { dir, data, port, control } = await serverFiles(tlsSettings);
+  let tls: PrivateTls | undefined;
   try {
     // initdb's trust also lets 127.0.0.1 connect for replication (pg_basebackup)
     await asServerUser('initdb', ['-D', data, '-A', 'trust', '-U', 'root', '--no-sync', '-E', 'UTF8']);
+    if (options.tls) {
+      const files = await makeCertificates(join(dir, 'tls'));
+      tls = files.client;
+      tlsSettings.push(...files.serverSettings);
+      writeFileSync(
+        join(data, 'pg_hba.conf'),
+        'local all all trust\nhostssl all all 127.0.0.1/32 cert\nhostnossl all all 127.0.0.1/32 reject\n',
+      );
+    }
     await control.start();
   } catch (error) {
     rmSync(dir, { recursive: true, force: true });
@@ -64,6 +94,7 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   }
   return {
     ...control,
+    ...(tls === undefined ? {} : { tls }),
     async startStandby() {
       const standby = await serverFiles();
       try {
@@ -86,8 +117,59 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   };
 }
 
-/** A new server's directory (its data directory not made yet), its port, and its control. */
-async function serverFiles(): Promise<{
+/**
+ * A CA, the server's certificate for 127.0.0.1 signed by it, a client certificate for the user
+ * root signed by it, and a second CA, made with openssl in `dir`; the server's files are the
+ * postgres user's (PostgreSQL refuses a key others can read).
+ */
+async function makeCertificates(dir: string): Promise<{ client: PrivateTls; serverSettings: string[] }> {
+  mkdirSync(dir);
+  const at = (name: string) => join(dir, name);
+  const openssl = (...args: string[]) => run('openssl', args, { cwd: dir });
+  const newKey = (name: string, subject: string) => [
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-subj',
+    `/CN=${subject}`,
+    '-keyout',
+    `${name}.key`,
+  ];
+  const authority = (name: string) =>
+    openssl('req', '-x509', ...newKey(name, name), '-days', '2', '-out', `${name}.crt`);
+  const signed = async (name: string, subject: string, extensions?: string) => {
+    await openssl('req', ...newKey(name, subject), '-out', `${name}.csr`);
+    if (extensions !== undefined) writeFileSync(at(`${name}.ext`), extensions);
+    await openssl(
+      ...['x509', '-req', '-days', '2', '-in', `${name}.csr`, '-CA', 'ca.crt', '-CAkey', 'ca.key'],
+      ...['-CAcreateserial', '-out', `${name}.crt`],
+      ...(extensions === undefined ? [] : ['-extfile', `${name}.ext`]),
+    );
+  };
+  await authority('ca');
+  await authority('other-ca');
+  await signed('server', 'localhost', 'subjectAltName=IP:127.0.0.1\n');
+  await signed('client', 'root');
+  chmodSync(at('server.key'), 0o600);
+  if (asRoot()) {
+    for (const name of ['server.crt', 'server.key', 'ca.crt']) chownSync(at(name), idOf('-u'), idOf('-g'));
+  }
+  return {
+    client: { ca: at('ca.crt'), cert: at('client.crt'), key: at('client.key'), otherCa: at('other-ca.crt') },
+    serverSettings: [
+      '-c ssl=on',
+      `-c ssl_cert_file=${at('server.crt')}`,
+      `-c ssl_key_file=${at('server.key')}`,
+      `-c ssl_ca_file=${at('ca.crt')}`,
+    ],
+  };
+}
+
+/**
+ * A new server's directory (its data directory not made yet), its port, and its control;
+ * `settings` (-c name=value) are read at each start, so they may be added before the first.
+ */
+async function serverFiles(settings: readonly string[] = []): Promise<{
   dir: string;
   data: string;
   port: number;
@@ -104,7 +186,7 @@ async function serverFiles(): Promise<{
       '-D',
       data,
       '-o',
-      options,
+      [options, ...settings].join(' '),
       '-l',
       join(dir, 'log'),
       '-w',
