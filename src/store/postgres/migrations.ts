@@ -16,9 +16,9 @@ import { StoreOpenError } from '../store-open-error.js';
  *
  * Partitioning: the event log, ticks and trades grow with every trading day and are read one
  * date at a time, so they are partitioned by range of date, one partition per calendar month
- * (postgres-partitions.ts creates them as the writer reaches a month). A month is a unit an
- * operator can detach, archive or drop, vacuum touches only the months written, and each
- * partition's indexes stay small. The summary views (daily, days, datamine, index values) are a
+ * (postgres-partitions.ts creates them as the writer reaches a month): a day's read is pruned
+ * to one month, vacuum touches only the months written, and each partition's indexes stay
+ * small. A month is not a unit to detach (docs/operations.md): the views below keep it. The summary views (daily, days, datamine, index values) are a
  * few hundred rows a day and stay whole.
  */
 export const MIGRATIONS: readonly string[] = [
