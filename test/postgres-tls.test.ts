@@ -49,10 +49,12 @@ const verified = (url: string, tls: PrivateTls) =>
   withParams(url, { sslmode: 'verify-full', sslrootcert: tls.ca, sslcert: tls.cert, sslkey: tls.key });
 
 describe.skipIf(NO_SERVER !== undefined)('PostgreSQL over TLS with client certificates', () => {
-  let server: (PrivatePostgres & { tls: PrivateTls }) | undefined;
+  let server: PrivatePostgres | undefined;
+  let tls: PrivateTls | undefined;
 
   beforeAll(async () => {
     server = await startPrivatePostgres({ tls: true });
+    tls = server.tls;
   }, PROCESS_TEST_TIMEOUT_MS);
 
   afterAll(async () => {
@@ -62,8 +64,8 @@ describe.skipIf(NO_SERVER !== undefined)('PostgreSQL over TLS with client certif
   it(
     'seeds, makes keys, exports and serves over verified connections; notices arrive over one',
     async () => {
-      if (server === undefined) throw new Error('not set up');
-      const url = verified(server.url, server.tls);
+      if (server === undefined || tls === undefined) throw new Error('not set up');
+      const url = verified(server.url, tls);
       const seeded = await runGridquote(['seed', '--db', url, '--days', '1', '--until', '20260302'], {
         commands,
       });
@@ -136,8 +138,7 @@ describe.skipIf(NO_SERVER !== undefined)('PostgreSQL over TLS with client certif
   );
 
   it('refuses, in one line without the password, a connection not encrypted, not verified or without a certificate', async () => {
-    if (server === undefined) throw new Error('not set up');
-    const { tls } = server;
+    if (server === undefined || tls === undefined) throw new Error('not set up');
     const withPassword = server.url.replace('root@', 'root:secret-word@');
     const refused: [params: Record<string, string>, reason: RegExp][] = [
       [{ sslmode: 'disable' }, /no encryption/],

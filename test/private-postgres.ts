@@ -29,6 +29,8 @@ export interface PrivatePostgres {
    * port and in a directory of its own; close it before this one.
    */
   startStandby(): Promise<PrivateStandby>;
+  /** Its certificates, when started with TLS. */
+  readonly tls?: PrivateTls;
 }
 
 /**
@@ -46,7 +48,7 @@ export interface PrivateTls {
   readonly otherCa: string;
 }
 
-export interface PrivateStandby extends Omit<PrivatePostgres, 'startStandby'> {
+export interface PrivateStandby extends Omit<PrivatePostgres, 'startStandby' | 'tls'> {
   /** Makes it a primary of its own (`pg_ctl promote`), waiting until it accepts writes. */
   promote(): Promise<void>;
 }
@@ -67,17 +69,27 @@ const asServerUser = (program: string, args: string[]) =>
     ? run('/usr/sbin/runuser', ['-u', 'postgres', '--', join(BIN, program), ...args])
     : run(join(BIN, program), args);
 
-export async function startPrivatePostgres(): Promise<PrivatePostgres>;
-export async function startPrivatePostgres(options: {
-  tls: true;
-}): Promise<PrivatePostgres & { tls: PrivateTls }>;
-export async function startPrivatePostgres(options: { tls?: true } = {}): Promise<PrivatePostgres> {
+/**
+ * `tls`: the server takes only TLS with a client certificate (PrivatePostgres.tls); `password`:
+ * root's password, which the server asks for (SCRAM) from every connection; otherwise trust.
+ */
+export async function startPrivatePostgres(
+  options: { readonly tls?: boolean; readonly password?: string } = {},
+): Promise<PrivatePostgres> {
   const tlsSettings: string[] = [];
   const { dir, data, port, control } = await serverFiles(tlsSettings);
   let tls: PrivateTls | undefined;
   try {
+    const passwordFile = join(dir, 'password');
+    if (options.password !== undefined) {
+      writeFileSync(passwordFile, `${options.password}\n`);
+      if (asRoot()) chownSync(passwordFile, idOf('-u'), idOf('-g'));
+    }
+    const auth =
+      options.password === undefined ? ['-A', 'trust'] : ['-A', 'scram-sha-256', `--pwfile=${passwordFile}`];
     // initdb's trust also lets 127.0.0.1 connect for replication (pg_basebackup)
-    await asServerUser('initdb', ['-D', data, '-A', 'trust', '-U', 'root', '--no-sync', '-E', 'UTF8']);
+    await asServerUser('initdb', ['-D', data, ...auth, '-U', 'root', '--no-sync', '-E', 'UTF8']);
+    rmSync(passwordFile, { force: true });
     if (options.tls) {
       const files = await makeCertificates(join(dir, 'tls'));
       tls = files.client;

@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
+import { parseIntoClientConfig } from 'pg-connection-string';
 import { exchangeSlot } from '../exchange-slot.js';
 import type { AppendNotice, MarketStore, SchemaReport } from '../store.js';
 import { StoreBusyError, StoreOpenError } from '../store-open-error.js';
 import { claimSchemaExchange } from './exchange-claim.js';
 import { checkSchema, migrate, SCHEMA_VERSION, schemaVersion } from './migrations.js';
+import { passwordFromEnvironment } from './password.js';
 import { createPostgresEventLog } from './postgres-event-log.js';
 import { createPostgresKeyStore } from './postgres-keys.js';
 import { RemoteNotices } from './postgres-notices.js';
@@ -64,8 +66,11 @@ export async function openPostgresStore(
   options: PostgresStoreOptions = {},
 ): Promise<MarketStore> {
   const connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+  const fromUrl = parseIntoClientConfig(url);
   const base: pg.ClientConfig = {
-    connectionString: url,
+    // the URL's settings, as node-postgres reads a connectionString (TLS, options, ...)
+    ...fromUrl,
+    password: fromUrl.password || passwordFromEnvironment,
     types: EXACT_TYPES,
     connectionTimeoutMillis: connectTimeoutMs,
     keepAlive: true,
@@ -201,6 +206,9 @@ async function prepareSchema(
   try {
     await client.connect();
   } catch (error) {
+    // A connection refused during authentication stays open until the server times it out
+    // (a minute), keeping the command from exiting.
+    await client.end().catch(() => undefined);
     throw new StoreUnreachableError(`cannot reach PostgreSQL at ${describe(url)}: ${reason(error)}`);
   }
   try {
