@@ -19,6 +19,9 @@ const run = promisify(execFile);
 export interface PrivatePostgres {
   /** postgres://root@127.0.0.1:port/postgres */
   readonly url: string;
+  /** The directory of its Unix socket (.s.PGSQL.<port>), and its port. */
+  readonly socketDir: string;
+  readonly port: number;
   /** Immediate shutdown: connections are cut, no checkpoint (recovery on the next start). */
   stop(): Promise<void>;
   start(): Promise<void>;
@@ -216,6 +219,8 @@ async function serverFiles(settings: readonly string[] = []): Promise<{
     port,
     control: {
       url: `postgres://root@127.0.0.1:${port}/postgres`,
+      socketDir: dir,
+      port,
       stop,
       start,
       async close() {

@@ -33,6 +33,13 @@ describe('openStore', () => {
     expect(sqlitePath('sqlite:data/x.db')).toBe('data/x.db');
     expect(sqlitePath('sqlite:///srv/x.db')).toBe('/srv/x.db');
     expect(describeLocation('postgres://gq:s3cret@db:5432/market')).toBe('postgres://gq:***@db:5432/market');
+    expect(describeLocation('postgres://gq:s3@cret@db/market')).toBe('postgres://gq:***@db/market');
+    expect(describeLocation('postgres://gq@db/market?password=s3cret&sslmode=verify-full')).toBe(
+      'postgres://gq@db/market?password=***&sslmode=verify-full',
+    );
+    expect(describeLocation('postgresql://db/market?sslmode=require&sslpassword=s3cret&PASSWORD=x')).toBe(
+      'postgresql://db/market?sslmode=require&sslpassword=***&PASSWORD=***',
+    );
   });
 
   it('opens a sqlite: URL as the file it names', async () => {

@@ -83,10 +83,16 @@ export function sqlitePath(location: string): string {
   return rest.startsWith('//') ? rest.slice(2) : rest;
 }
 
-/** A location as it may be printed: a PostgreSQL URL without its password. */
+/**
+ * A location as it may be printed: a PostgreSQL URL without its password, whether before the
+ * host (up to the last `@` there, as URL parsers read it) or as a query parameter
+ * (`?password=`, `&sslpassword=`, which node-postgres and libpq take too).
+ */
 export function describeLocation(location: string): string {
   if (storeKind(location) !== 'postgres') return location;
-  return location.replace(/^(postgres(?:ql)?:\/\/[^:/@]*):[^@]*@/i, '$1:***@');
+  return location
+    .replace(/^(postgres(?:ql)?:\/\/[^:/@]*):[^/]*@/i, '$1:***@')
+    .replace(/([?&][^=&#]*password=)[^&#]*/gi, '$1***');
 }
 
 async function loadPostgresAdapter(): Promise<PostgresAdapterModule> {

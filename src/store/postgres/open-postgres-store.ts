@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { userInfo } from 'node:os';
 import pg from 'pg';
 import { parseIntoClientConfig } from 'pg-connection-string';
 import { exchangeSlot } from '../exchange-slot.js';
@@ -70,6 +71,8 @@ export async function openPostgresStore(
   const base: pg.ClientConfig = {
     // the URL's settings, as node-postgres reads a connectionString (TLS, options, ...)
     ...fromUrl,
+    // as libpq: without a user in the URL or PGUSER, the system's name for this process's user
+    user: fromUrl.user || process.env.PGUSER || process.env.USER || userInfo().username,
     password: fromUrl.password || passwordFromEnvironment,
     types: EXACT_TYPES,
     connectionTimeoutMillis: connectTimeoutMs,
@@ -254,11 +257,11 @@ async function requireSchema(client: pg.Client, url: string): Promise<void> {
   );
 }
 
-/** host:port/database of a URL, without user or password. */
+/** host:port/database of a URL (the host may be a socket's directory), without user or password. */
 export function describe(url: string): string {
   try {
-    const parsed = new URL(url);
-    return `${parsed.hostname}:${parsed.port || '5432'}${parsed.pathname}`;
+    const config = parseIntoClientConfig(url);
+    return `${config.host || 'localhost'}:${config.port ?? 5432}/${config.database ?? ''}`;
   } catch {
     return 'the given URL';
   }
