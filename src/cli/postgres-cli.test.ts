@@ -40,6 +40,23 @@ describe('gridquote commands without a PostgreSQL server', () => {
       expect(result.stderr).not.toContain('secret');
     }
   });
+
+  it('say in one line what is wrong with a URL they cannot use, without its password', async () => {
+    const refused: [url: string, said: RegExp][] = [
+      [
+        'postgres://gq:secret@db1:5432,db2:5432/market?target_session_attrs=read-write',
+        /^gridquote: the URL names several hosts \(db1:5432,db2:5432\), libpq's failover, which gridquote's driver does not do: /,
+      ],
+      ['postgres://gq:secret@db:port/market', /^gridquote: not a PostgreSQL URL gridquote can read \(Invalid URL\): /],
+    ];
+    for (const [url, said] of refused) {
+      const result = await gridquote(['keys', 'list', '--db', url]);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(/^gridquote: [^\n]+\n$/);
+      expect(result.stderr).toMatch(said);
+      expect(result.stderr).not.toContain('secret');
+    }
+  });
 });
 
 describe.skipIf(TEST_PG_URL === undefined)('gridquote commands on PostgreSQL', () => {

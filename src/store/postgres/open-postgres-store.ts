@@ -67,7 +67,7 @@ export async function openPostgresStore(
   options: PostgresStoreOptions = {},
 ): Promise<MarketStore> {
   const connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
-  const fromUrl = parseIntoClientConfig(url);
+  const fromUrl = clientConfig(url);
   const base: pg.ClientConfig = {
     // the URL's settings, as node-postgres reads a connectionString (TLS, options, ...)
     ...fromUrl,
@@ -255,6 +255,26 @@ async function requireSchema(client: pg.Client, url: string): Promise<void> {
   throw new StoreOpenError(
     `no schema at ${describe(url)} to create the store in: its search_path (${row.path}) names none that exists; create it first (CREATE SCHEMA name)`,
   );
+}
+
+/**
+ * The URL's settings as node-postgres reads a connection string, or one line saying why it
+ * cannot be used (never the URL itself: it may hold a password).
+ */
+function clientConfig(url: string): pg.ClientConfig {
+  const hosts = /^[a-z]+:\/\/(?:[^@/]*@)?([^/?#]*)/i.exec(url)?.[1] ?? '';
+  if (hosts.includes(',')) {
+    throw new StoreOpenError(
+      `the URL names several hosts (${hosts}), libpq's failover, which gridquote's driver does not do: give the one address that always leads to the primary (a virtual address, a pooler, or the cluster manager's endpoint)`,
+    );
+  }
+  try {
+    return parseIntoClientConfig(url);
+  } catch (error) {
+    throw new StoreOpenError(
+      `not a PostgreSQL URL gridquote can read (${reason(error)}): postgres://user@host:port/database?parameters, with a password's special characters percent-encoded`,
+    );
+  }
 }
 
 /** host:port/database of a URL (the host may be a socket's directory), without user or password. */
