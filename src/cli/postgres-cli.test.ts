@@ -47,7 +47,10 @@ describe('gridquote commands without a PostgreSQL server', () => {
         'postgres://gq:secret@db1:5432,db2:5432/market?target_session_attrs=read-write',
         /^gridquote: the URL names several hosts \(db1:5432,db2:5432\), libpq's failover, which gridquote's driver does not do: /,
       ],
-      ['postgres://gq:secret@db:port/market', /^gridquote: not a PostgreSQL URL gridquote can read \(Invalid URL\): /],
+      [
+        'postgres://gq:secret@db:port/market',
+        /^gridquote: not a PostgreSQL URL gridquote can read \(Invalid URL\): /,
+      ],
     ];
     for (const [url, said] of refused) {
       const result = await gridquote(['keys', 'list', '--db', url]);
