@@ -8,9 +8,10 @@ import { freePort } from './free-port.js';
  * A PostgreSQL server of the test's own, in a temporary directory, that the test may stop
  * (`pg_ctl stop -m immediate`: as abrupt as a crash) and start again: the shared server is
  * never restarted. PostgreSQL refuses to run as root, so when the test runs as root the
- * server runs as the `postgres` user (runuser). Trust authentication on 127.0.0.1 only;
- * fsync off (a test's data need not survive the machine). Tests skip, saying so, when the
- * binaries are missing or the server cannot be set up here (whyNoPrivatePostgres).
+ * server runs as the `postgres` user (runuser). Trust authentication on 127.0.0.1 only (or, on
+ * request, a password or TLS with client certificates); fsync off (a test's data need not
+ * survive the machine). Tests skip, saying so, when the binaries are missing or the server
+ * cannot be set up here (whyNoPrivatePostgres).
  */
 
 const BIN = '/usr/lib/postgresql/15/bin';

@@ -18,8 +18,9 @@ import { StoreOpenError } from '../store-open-error.js';
  * date at a time, so they are partitioned by range of date, one partition per calendar month
  * (postgres-partitions.ts creates them as the writer reaches a month): a day's read is pruned
  * to one month, vacuum touches only the months written, and each partition's indexes stay
- * small. A month is not a unit to detach (docs/operations.md): the views below keep it. The summary views (daily, days, datamine, index values) are a
- * few hundred rows a day and stay whole.
+ * small. The summary views (daily, days, datamine, index values) are a few hundred rows a day
+ * and stay whole; since they keep every month, a month's partitions are not a unit to detach
+ * (docs/operations.md).
  */
 export const MIGRATIONS: readonly string[] = [
   `

@@ -9,11 +9,12 @@ export interface PasswordFor {
 
 /**
  * The password of a connection whose URL names none, where libpq and psql find it: PGPASSWORD,
- * else the password file (PGPASSFILE, or ~/.pgpass when it is private to its owner). node-postgres
- * asks for it only when the server wants a password, passing the connection's host, port,
- * database and user as it resolved them (its types leave that out). node-postgres 8 would read the file itself,
- * but then prints a deprecation notice on every command's stderr, and with no password at all
- * fails in SCRAM's terms ("client password must be a string"); this says what to do instead.
+ * else the password file (PGPASSFILE, or ~/.pgpass when it is private to its owner).
+ * node-postgres asks for it only when the server wants a password, passing the connection's
+ * host, port, database and user as it resolved them (its types leave that out). node-postgres 8
+ * would read the file itself, but then prints a deprecation notice on every command's stderr,
+ * and with no password at all fails in SCRAM's terms ("client password must be a string"); this
+ * says what to do instead.
  */
 export async function passwordFromEnvironment(connection: PasswordFor = {}): Promise<string> {
   const given = process.env.PGPASSWORD;
