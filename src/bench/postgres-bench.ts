@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import pg from 'pg';
 import { lastTradingDays } from '../domain/calendar.js';
 import type { FeedEvent } from '../feed/events.js';
@@ -256,6 +257,8 @@ export function postgresSection(
   machine: string,
   result: PostgresBenchResult,
   feed: { readonly seed: number; readonly until: string },
+  /** The machine's cores, which the process and the server share. */
+  cores = availableParallelism(),
 ): string {
   const wall = (timings: readonly Timing[]) => median(timings.map((timing) => timing.wallMs));
   const cpu = (timings: readonly Timing[]) => median(timings.map((timing) => timing.cpuMs));
@@ -282,6 +285,21 @@ export function postgresSection(
   const linesRatio = wall(result.bareFile) / wall(result.linesPath);
   const cpuRatio = (path: readonly ServerTiming[], floor: readonly ServerTiming[]) =>
     serverCpu(path) === undefined ? '' : `; by CPU ${(work(floor) / work(path)).toFixed(2)}`;
+  /**
+   * What the cores allow: a path's wall time cannot fall below its process's and server's CPU
+   * together spread over every core, so against its bare COPY its ratio cannot rise above this.
+   */
+  const cap = (path: readonly ServerTiming[], floor: readonly ServerTiming[]) =>
+    serverCpu(path) === undefined ? undefined : wall(floor) / (work(path) / cores);
+  const caps = (() => {
+    const days = cap(result.eventsPath, result.bareDays);
+    const lines = cap(result.linesPath, result.bareFile);
+    if (days === undefined || lines === undefined) return [];
+    return [
+      '',
+      `What ${cores} cores allow: a path's wall time cannot fall below its CPU, the process's and the server's together, over ${cores}; against its bare COPY, that caps \`ingestDays\` at ${days.toFixed(2)} and \`ingestLines\` at ${lines.toFixed(2)} in this run, however well the two overlap.`,
+    ];
+  })();
   const met = (ratio: number) =>
     `${ratio >= INGEST_TARGET ? 'met' : 'NOT met'} (${shownAgainst(ratio, INGEST_TARGET)}`;
   return [
@@ -319,6 +337,7 @@ export function postgresSection(
     ),
     '',
     `Target: ingest at least ${INGEST_TARGET} of the bare COPY rate (wall): \`ingestDays\` ${met(eventsRatio)}${cpuRatio(result.eventsPath, result.bareDays)}), \`ingestLines\` ${met(linesRatio)}${cpuRatio(result.linesPath, result.bareFile)}).`,
+    ...caps,
     '',
     `Full-day au_electricity futures ticker of the last day (${formatCount(result.tickerRows)} rows), not cached: ${result.coldTickerMs.toFixed(1)} ms the first time on a serving store (connection open, statement not yet prepared; target < 50 ms: ${result.coldTickerMs < 50 ? 'met' : 'NOT met'}); ${result.openTickerMs.toFixed(1)} ms as the very first request of a store just opened (connecting included); median of the next 10 calls ${result.warmTickerMs.toFixed(1)} ms; the server's own time (planning and execution, EXPLAIN ANALYZE on a new connection) ${result.serverTickerMs.toFixed(1)} ms.`,
     '',
