@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { get } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,7 +15,7 @@ import { testNatsUrl, testPostgresUrl, testRedisUrl } from '../config.js';
 import { openStore } from '../store/open-store.js';
 import { dropSchemas } from '../store/postgres/drop-schemas.js';
 import { schemaUrl } from '../store/postgres/schema-url.js';
-import { registerCluster } from './cluster.js';
+import { registerCluster, withoutCredentials } from './cluster.js';
 import { createProgram, runCli } from './run-cli.js';
 
 /**
@@ -108,6 +108,17 @@ function alive(pid: number): boolean {
     return false;
   }
 }
+
+describe('gridquote cluster: its banner', () => {
+  it('prints Redis and NATS URLs without their credentials', () => {
+    expect(withoutCredentials('redis://:s3cret@cache:6379/0')).toBe('redis://***@cache:6379/0');
+    expect(withoutCredentials('rediss://gq:s3cret@cache:6380')).toBe('rediss://***@cache:6380');
+    expect(withoutCredentials('nats://token@n1:4222,nats://u:p@n2:4222')).toBe(
+      'nats://***@n1:4222,nats://***@n2:4222',
+    );
+    expect(withoutCredentials('nats://127.0.0.1:4222')).toBe('nats://127.0.0.1:4222');
+  });
+});
 
 describe('gridquote cluster: its arguments', () => {
   async function cluster(args: string[]): Promise<{ code: number; stderr: string }> {
@@ -216,6 +227,13 @@ describe.skipIf(!ready)('gridquote cluster', () => {
     expect(replicas).toHaveLength(2);
     expect(pids).toHaveLength(4);
     for (const pid of pids) expect(alive(pid)).toBe(true);
+    // The store's and Redis's URLs (which may hold passwords) reach the children in their
+    // environment, not on command lines that every user of the machine can read.
+    for (const pid of pids) {
+      const commandLine = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
+      expect(commandLine).toMatch(/ (serve|ingest|feed publish) /);
+      expect(commandLine).not.toMatch(/postgres(ql)?:\/\/|rediss?:\/\//);
+    }
 
     // Every process's health: the replicas' probes, the worker's metrics.
     for (const replica of replicas) {

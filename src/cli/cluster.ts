@@ -181,12 +181,13 @@ async function startChildren(
 ): Promise<StartedChildren> {
   // The worker before the publisher: it creates the stream and its durable consumer before
   // anything is published. The replicas need neither: they start meanwhile.
+  // The store's and Redis's URLs may hold passwords: in the environment, not on command lines
+  // (every user of the machine can read those).
   const ingestStarting = supervisor.start({
     name: 'ingest',
+    env: { GRIDQUOTE_DB: store },
     args: [
       'ingest',
-      '--db',
-      store,
       '--from',
       options.nats,
       '--stream',
@@ -202,6 +203,8 @@ async function startChildren(
   // opens a stream on another. In the environment, not on a command line.
   const env = {
     GRIDQUOTE_STREAM_TOKEN_SECRET: loadConfig().streamTokenSecret ?? randomBytes(32).toString('base64url'),
+    GRIDQUOTE_DB: store,
+    GRIDQUOTE_REDIS_URL: options.redis,
   };
   const replicasStarting = Promise.all(
     Array.from({ length: options.replicas }, (_, index) =>
@@ -209,8 +212,6 @@ async function startChildren(
         name: `api-${index + 1}`,
         args: [
           'serve',
-          '--db',
-          store,
           '--port',
           '0',
           '--host',
@@ -219,8 +220,6 @@ async function startChildren(
           '1',
           '--log-level',
           'warn',
-          '--redis',
-          options.redis,
           '--redis-key-prefix',
           options.name,
           '--replay-clock',
@@ -298,9 +297,9 @@ export function clusterBanner(parts: {
     `gridquote cluster serving ${parts.front} (round robin over ${parts.replicas.length} API replicas)`,
     '',
     `  store:   ${describeLocation(options.db)}, schema ${options.name}`,
-    `  feed:    NATS ${options.nats}, stream ${options.name}; replaying trading day ${parts.schedule.from} ` +
+    `  feed:    NATS ${withoutCredentials(options.nats)}, stream ${options.name}; replaying trading day ${parts.schedule.from} ` +
       `from 09:59 at ${options.speed}x (then the next days), the clock every replica answers on`,
-    `  limits:  Redis ${options.redis}, key prefix ${options.name}`,
+    `  limits:  Redis ${withoutCredentials(options.redis)}, key prefix ${options.name}`,
     '',
     '  process   pid      health and metrics',
     `  feed      ${pid(parts.feed)} (publishes; watch the stream: nats stream info ${options.name})`,
@@ -317,6 +316,11 @@ export function clusterBanner(parts: {
     'exits unexpectedly is restarted. Ctrl-C stops them all.',
     '',
   ].join('\n');
+}
+
+/** A Redis or NATS URL (or several, comma-separated) as printed: user, password or token hidden. */
+export function withoutCredentials(url: string): string {
+  return url.replace(/(\/\/)[^/@,]*@/g, '$1***@');
 }
 
 function pid(child: RunningChild): string {
