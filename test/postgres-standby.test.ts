@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FeedEvent } from '../src/feed/events.js';
 import { createSimulator } from '../src/feed/simulator/simulator.js';
@@ -70,6 +71,13 @@ describe.skipIf(NO_SERVER !== undefined)('serving from a PostgreSQL streaming re
     await primary?.close();
   });
 
+  /** gridquote_store_replication_lag_seconds, as the server's /metrics gives it. */
+  const replicationLag = async (): Promise<number | undefined> => {
+    const text = await (await fetch(`${serve?.base}/metrics`)).text();
+    const value = /^gridquote_store_replication_lag_seconds (\S+)$/m.exec(text)?.[1];
+    return value === undefined ? undefined : Number(value);
+  };
+
   const readiness = async (): Promise<Readiness | undefined> => {
     const response = await fetch(`${serve?.base}/readyz`);
     return response.status === 200 ? ((await response.json()) as Readiness) : undefined;
@@ -131,6 +139,22 @@ describe.skipIf(NO_SERVER !== undefined)('serving from a PostgreSQL streaming re
       expect(await store.keys.revokeKey(other.record.id, new Date().toISOString())).toBe(true);
       await waitFor('the revoked key to be refused on the standby', async () => (await status()) === 401);
 
+      // Replay paused on the standby: a commit on the primary is received there but not applied,
+      // and the lag metric grows; once replay resumes it falls back to 0.
+      expect(await replicationLag()).toBe(0);
+      const standbyAdmin = new pg.Client({ connectionString: standby.url });
+      await standbyAdmin.connect();
+      try {
+        await standbyAdmin.query('SELECT pg_wal_replay_pause()');
+        const third = createApiKey({ level: 'historical', now: new Date(), perSecond: 0, perMinute: 0 });
+        await store.keys.insertKey(third.record);
+        await waitFor('the lag to show', async () => ((await replicationLag()) ?? 0) >= 0.3);
+        await standbyAdmin.query('SELECT pg_wal_replay_resume()');
+        await waitFor('the lag to be gone', async () => (await replicationLag()) === 0);
+      } finally {
+        await standbyAdmin.end();
+      }
+
       // Promoted, the standby takes LISTEN: a commit on it arrives as a notice.
       await store.close();
       store = undefined;
@@ -140,6 +164,7 @@ describe.skipIf(NO_SERVER !== undefined)('serving from a PostgreSQL streaming re
         return now?.notices === 'listening' && now;
       });
       expect(listening.latestDate).toBe(SECOND);
+      expect(await replicationLag()).toBe(0);
       store = await openPostgresStore(standby.url, { connectTimeoutMs: 1000 });
       await ingestEvents(store.writer, day(THIRD));
       await expectAnswersOf([FIRST, SECOND, THIRD]);

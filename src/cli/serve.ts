@@ -117,6 +117,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     // cache, event streams.
     onAppend: (listener) => store.onAppend(listener),
     changeNotices: () => store.changeNotices(),
+    ...(store.replicationLagSeconds ? { replicationLag: () => store.replicationLagSeconds?.() } : {}),
     events: store.events,
     ...(options.streams ? { streams: options.streams } : {}),
     ...(dashboard === undefined ? {} : { dashboard }),

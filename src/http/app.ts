@@ -78,6 +78,8 @@ export interface AppOptions {
    * fails while they are lost and reports them when ready. Without it /readyz asks the reader only.
    */
   readonly changeNotices?: MarketStore['changeNotices'];
+  /** How far the store's data trails its source (MarketStore.replicationLagSeconds): a metric. */
+  readonly replicationLag?: () => number | undefined;
   /** Bearer token that opens GET /metrics to any client; without one only loopback clients may scrape. */
   readonly metricsToken?: string;
   /** Origins whose browser pages may call the API (cors.ts), `*` for any; none by default. */
@@ -156,7 +158,12 @@ export function buildApp(options: AppOptions): FastifyInstance {
   const clock = options.clock ?? wallClock;
   const versions = new DataVersions(options.onAppend !== undefined);
   const stdout = options.logger && options.logger.stream === undefined ? batchedStdout() : undefined;
-  const metrics = createMetrics({ reader, clock, ...(stdout?.pipe ? { logPipe: stdout.pipe } : {}) });
+  const metrics = createMetrics({
+    reader,
+    clock,
+    ...(stdout?.pipe ? { logPipe: stdout.pipe } : {}),
+    ...(options.replicationLag ? { replicationLag: options.replicationLag } : {}),
+  });
   const base = {
     reader,
     keys: guardStore(options.keys),

@@ -53,6 +53,8 @@ export interface MetricsSources {
   readonly clock: ExchangeClock;
   /** The log's writer when stdout is a pipe or socket (log-destination.ts): its waits and losses. */
   readonly logPipe?: { readonly waitedMs: number; readonly lostLines: number };
+  /** How far the store's data trails its source (MarketStore.replicationLagSeconds), where it can. */
+  readonly replicationLag?: () => number | undefined;
 }
 
 export function createMetrics(sources: MetricsSources): Metrics {
@@ -161,7 +163,17 @@ export function createMetrics(sources: MetricsSources): Metrics {
     registers,
   });
 
-  const { reader, clock } = sources;
+  const { reader, clock, replicationLag } = sources;
+  if (replicationLag !== undefined) {
+    new Gauge({
+      name: 'gridquote_store_replication_lag_seconds',
+      help: "How far the database this server reads trails its primary: 0 on a primary or a standby that has replayed all it received, else the time since the standby's last replayed transaction committed; NaN while unknown.",
+      registers,
+      collect() {
+        this.set(replicationLag() ?? Number.NaN);
+      },
+    });
+  }
   // The newest event's instant, recomputed only when the store's version moved.
   let newest: { readonly version: number; readonly seconds: number | undefined } | undefined;
   new Gauge({

@@ -392,6 +392,12 @@ export interface MarketStore {
    */
   changeNotices(): ChangeNotices;
   /**
+   * How far the data this store reads trails its source, in seconds, where it can trail it
+   * (PostgreSQL: 0 on a primary, a streaming replica's replay lag on a standby); undefined
+   * while unknown (no connection to ask on). Absent for stores that read their source itself.
+   */
+  replicationLagSeconds?(): number | undefined;
+  /**
    * Claims the store's simulated exchange for the caller (the demo, `gridquote cluster`): two
    * exchanges on one store would each continue the history from a trading day of their own, and
    * one would write the rest of the day the other is replaying. Undefined when it is claimed

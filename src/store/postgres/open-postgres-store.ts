@@ -169,6 +169,7 @@ export async function openPostgresStore(
     // Commits of other processes arrive by LISTEN as they happen.
     lookForCommits() {},
     changeNotices: () => remote.state(),
+    replicationLagSeconds: () => remote.replicationLagSeconds(),
     claimExchange: exchange.claim,
     async close() {
       await exchange.release();

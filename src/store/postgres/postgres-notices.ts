@@ -43,6 +43,8 @@ export class RemoteNotices {
   private checking: Promise<void> = Promise.resolve();
   /** When the oldest notice not yet read was sent (the writer's wall clock, ms). */
   private oldestUnread: number | undefined;
+  /** The server's replay lag at the last poll or probe (serverState); undefined while not connected. */
+  private lagSeconds: number | undefined;
 
   constructor(
     private readonly config: pg.ClientConfig,
@@ -65,6 +67,11 @@ export class RemoteNotices {
     if (!this.running) return 'idle';
     if (this.listening) return 'listening';
     return this.polling ? 'polling' : 'lost';
+  }
+
+  /** How far the server trails its primary, as of the last poll or probe (0 on a primary). */
+  replicationLagSeconds(): number | undefined {
+    return this.listening || this.polling ? this.lagSeconds : undefined;
   }
 
   start(): void {
@@ -106,7 +113,8 @@ export class RemoteNotices {
     this.client = client;
     try {
       await client.connect();
-      const { standby } = await serverState(client);
+      const { standby, lagSeconds } = await serverState(client);
+      this.lagSeconds = lagSeconds;
       if (!standby) await client.query(this.listenStatement());
       if (!this.running) {
         await client.end();
@@ -144,8 +152,9 @@ export class RemoteNotices {
    */
   private async poll(client: pg.Client): Promise<void> {
     try {
-      const { standby, version } = await serverState(client);
+      const { standby, version, lagSeconds } = await serverState(client);
       if (this.client !== client || !this.running) return;
+      this.lagSeconds = lagSeconds;
       if (this.polling && !standby) {
         await client.query(this.listenStatement());
         if (this.client !== client || !this.running) return;
@@ -207,14 +216,30 @@ export class RemoteNotices {
 }
 
 /**
- * Whether the server is a hot standby (in recovery: it refuses LISTEN, and gets no NOTIFY), and
- * the store's version on it.
+ * Whether the server is a hot standby (in recovery: it refuses LISTEN, and gets no NOTIFY), the
+ * store's version on it, and how far it trails its primary: 0 when it has replayed all the WAL
+ * it received, else the time since the last transaction it replayed committed (the usual
+ * measure; a standby cut off from its primary has replayed all it received, and shows 0); 0 on
+ * a primary; undefined on a standby that has replayed no transaction yet.
  */
-async function serverState(client: pg.Client): Promise<{ standby: boolean; version: number }> {
-  const { rows } = await client.query<{ standby: boolean; version: string | number | null }>(
-    "SELECT pg_is_in_recovery() AS standby, (SELECT value FROM meta WHERE key = 'version') AS version",
+async function serverState(
+  client: pg.Client,
+): Promise<{ standby: boolean; version: number; lagSeconds: number | undefined }> {
+  const { rows } = await client.query<{
+    standby: boolean;
+    version: string | number | null;
+    lag: number | null;
+  }>(
+    `SELECT pg_is_in_recovery() AS standby, (SELECT value FROM meta WHERE key = 'version') AS version,
+      CASE WHEN NOT pg_is_in_recovery() OR pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn() THEN 0
+        ELSE extract(epoch FROM now() - pg_last_xact_replay_timestamp())::float8 END AS lag`,
   );
-  return { standby: rows[0]?.standby === true, version: Number(rows[0]?.version ?? 0) };
+  const lag = rows[0]?.lag;
+  return {
+    standby: rows[0]?.standby === true,
+    version: Number(rows[0]?.version ?? 0),
+    lagSeconds: lag === null || lag === undefined ? undefined : Math.max(0, lag),
+  };
 }
 
 /** The notices session's application_name: `<channel> notices` (`gridquote <schema> notices`), within PostgreSQL's 63 bytes. */
