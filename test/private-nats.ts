@@ -24,13 +24,17 @@ export interface PrivateNats {
   close(): Promise<void>;
 }
 
-export async function startPrivateNats(): Promise<PrivateNats> {
+/** `auth`: the server takes only this user and password (nats-server --user --pass). */
+export async function startPrivateNats(
+  options: { readonly auth?: { readonly user: string; readonly pass: string } } = {},
+): Promise<PrivateNats> {
+  const auth = options.auth === undefined ? [] : ['--user', options.auth.user, '--pass', options.auth.pass];
   const dir = mkdtempSync(join(tmpdir(), 'gq-private-nats-'));
   const port = await freePort();
   let server: { child: ChildProcess; exited: Promise<void> } | undefined;
 
   const start = async () => {
-    const child = spawn(NATS_SERVER, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dir], {
+    const child = spawn(NATS_SERVER, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dir, ...auth], {
       stdio: 'ignore',
     });
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { type Command, InvalidArgumentError } from 'commander';
 import { loadConfig, storeLocation } from '../config.js';
 import { nextTradingDay } from '../domain/calendar.js';
-import { connectNats } from '../feed/nats/feed-stream.js';
+import { connectNats, natsCredentialsApart } from '../feed/nats/feed-stream.js';
 import { formatReplaySchedule, type ReplaySchedule } from '../ingest/replay-schedule.js';
 import { describeLocation, storeKind } from '../store/open-store.js';
 import { schemaUrl } from '../store/postgres/schema-url.js';
@@ -181,15 +181,16 @@ async function startChildren(
 ): Promise<StartedChildren> {
   // The worker before the publisher: it creates the stream and its durable consumer before
   // anything is published. The replicas need neither: they start meanwhile.
-  // The store's and Redis's URLs may hold passwords: in the environment, not on command lines
-  // (every user of the machine can read those).
+  // Secrets go in the environment, not on command lines (every user of the machine can read
+  // those): the store's and Redis's URLs whole, NATS's credentials taken out of its URL.
+  const nats = natsCredentialsApart(options.nats);
   const ingestStarting = supervisor.start({
     name: 'ingest',
-    env: { GRIDQUOTE_DB: store },
+    env: { GRIDQUOTE_DB: store, ...nats.env },
     args: [
       'ingest',
       '--from',
-      options.nats,
+      nats.url,
       '--stream',
       options.name,
       '--durable',
@@ -233,11 +234,12 @@ async function startChildren(
   const [ingest, replicas] = await Promise.all([ingestStarting, replicasStarting]);
   const feed = await supervisor.start({
     name: 'feed',
+    env: nats.env,
     args: [
       'feed',
       'publish',
       '--nats',
-      options.nats,
+      nats.url,
       '--stream',
       options.name,
       '--simulate',
