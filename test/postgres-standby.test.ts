@@ -1,11 +1,14 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registerKeys } from '../src/cli/keys.js';
+import { registerMigrate } from '../src/cli/migrate.js';
 import type { FeedEvent } from '../src/feed/events.js';
 import { createSimulator } from '../src/feed/simulator/simulator.js';
 import { createApiKey } from '../src/http/api-keys.js';
 import { ingestEvents } from '../src/ingest/ingest-events.js';
 import { openPostgresStore } from '../src/store/postgres/open-postgres-store.js';
 import type { MarketStore } from '../src/store/store.js';
+import { expectOneLineError, runGridquote } from './cli-in-process.js';
 import { PROCESS_TEST_TIMEOUT_MS, type ServeProcess, startServe } from './cli-process.js';
 import {
   type PrivatePostgres,
@@ -120,6 +123,17 @@ describe.skipIf(NO_SERVER !== undefined)('serving from a PostgreSQL streaming re
         notices: 'polling',
       });
       await expectAnswersOf([FIRST]);
+
+      // A command that writes, pointed at the standby, says where writes go.
+      for (const command of [['keys', 'create', '--level', 'historical'], ['migrate']]) {
+        const refused = await runGridquote([...command, '--db', standby.url], {
+          commands: [registerKeys, registerMigrate],
+        });
+        expectOneLineError(
+          refused,
+          /is a standby \(a read replica\), which takes no writes: give this command the primary's URL/,
+        );
+      }
 
       // A day committed on the primary reaches the standby, and the cached answers follow it.
       await ingestEvents(store.writer, day(SECOND));

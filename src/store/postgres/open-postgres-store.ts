@@ -216,6 +216,7 @@ async function prepareSchema(
     throw new StoreUnreachableError(`cannot reach PostgreSQL at ${describe(url)}: ${reason(error)}`);
   }
   try {
+    if (options.access !== 'read' || options.migrate === true) await requireWritable(client, url);
     const current = await schemaVersion(client);
     const create = options.create === true || options.migrate === true;
     if (current === 0 && !create) {
@@ -240,6 +241,18 @@ async function prepareSchema(
   } finally {
     await client.end().catch(() => undefined);
   }
+}
+
+/**
+ * A store opened to write must be on a primary: a hot standby (a streaming replica) refuses every
+ * write with "cannot execute INSERT in a read-only transaction", which does not say what to do.
+ */
+async function requireWritable(client: pg.Client, url: string): Promise<void> {
+  const result = await client.query<{ standby: boolean }>('SELECT pg_is_in_recovery() AS standby');
+  if (result.rows[0]?.standby !== true) return;
+  throw new StoreOpenError(
+    `PostgreSQL at ${describe(url)} is a standby (a read replica), which takes no writes: give this command the primary's URL`,
+  );
 }
 
 /**
