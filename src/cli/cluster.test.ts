@@ -117,6 +117,7 @@ describe('gridquote cluster: its banner', () => {
       'nats://***@n1:4222,nats://***@n2:4222',
     );
     expect(withoutCredentials('nats://127.0.0.1:4222')).toBe('nats://127.0.0.1:4222');
+    expect(withoutCredentials('redis://:p@ss@cache:6379')).toBe('redis://***@cache:6379');
   });
 });
 

@@ -320,9 +320,12 @@ export function clusterBanner(parts: {
   ].join('\n');
 }
 
-/** A Redis or NATS URL (or several, comma-separated) as printed: user, password or token hidden. */
+/**
+ * A Redis or NATS URL (or several, comma-separated) as printed: user, password or token hidden,
+ * up to the last @ before each host.
+ */
 export function withoutCredentials(url: string): string {
-  return url.replace(/(\/\/)[^/@,]*@/g, '$1***@');
+  return url.replace(/(\/\/)[^/,]*@/g, '$1***@');
 }
 
 function pid(child: RunningChild): string {
