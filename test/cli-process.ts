@@ -60,6 +60,16 @@ export function spawnCli(
   };
 }
 
+/** `gridquote ...args` (spawnCli) run to its end: its exit code and all it wrote to stderr. */
+export async function runCliToEnd(
+  args: readonly string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; stderr: string }> {
+  const cli = spawnCli(args, env);
+  const code = await cli.exited;
+  return { code, stderr: cli.stderr() };
+}
+
 export interface ServeProcess extends CliProcess {
   /** http://127.0.0.1:port it listens on. */
   readonly base: string;

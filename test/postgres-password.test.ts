@@ -2,7 +2,7 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROCESS_TEST_TIMEOUT_MS, spawnCli, startServe } from './cli-process.js';
+import { PROCESS_TEST_TIMEOUT_MS, runCliToEnd, startServe } from './cli-process.js';
 import { type PrivatePostgres, startPrivatePostgres, whyNoPrivatePostgres } from './private-postgres.js';
 import { waitFor } from './wait-for.js';
 
@@ -40,20 +40,13 @@ describe.skipIf(NO_SERVER !== undefined)('PostgreSQL asking for a password', () 
     rmSync(directory, { recursive: true, force: true });
   });
 
-  /** `gridquote ...args`: its exit code and stderr. */
-  const run = async (args: string[], env: Record<string, string>) => {
-    const cli = spawnCli(args, env);
-    const code = await cli.exited;
-    return { code, stderr: cli.stderr() };
-  };
-
   it(
     'is found in the URL, in PGPASSWORD and in the password file, with nothing else said',
     async () => {
       if (server === undefined) throw new Error('not set up');
       const url = server.url;
       const inUrl = url.replace('root@', `root:${encodeURIComponent(PASSWORD)}@`);
-      const seeded = await run(['seed', '--db', inUrl, '--days', '1', '--until', '20260302'], {
+      const seeded = await runCliToEnd(['seed', '--db', inUrl, '--days', '1', '--until', '20260302'], {
         PGPASSFILE: noFile,
       });
       expect(seeded.code, seeded.stderr).toBe(0);
@@ -62,11 +55,13 @@ describe.skipIf(NO_SERVER !== undefined)('PostgreSQL asking for a password', () 
       );
       expect(seeded.stderr).not.toMatch(/Deprecation|Warning/);
       expect(seeded.stderr).not.toContain(encodeURIComponent(PASSWORD));
-      expect(await run(['keys', 'list', '--db', url], { PGPASSWORD: PASSWORD, PGPASSFILE: noFile })).toEqual({
+      expect(
+        await runCliToEnd(['keys', 'list', '--db', url], { PGPASSWORD: PASSWORD, PGPASSFILE: noFile }),
+      ).toEqual({
         code: 0,
         stderr: '',
       });
-      expect(await run(['keys', 'list', '--db', url], { PGPASSFILE: passwordFile })).toEqual({
+      expect(await runCliToEnd(['keys', 'list', '--db', url], { PGPASSFILE: passwordFile })).toEqual({
         code: 0,
         stderr: '',
       });
@@ -92,12 +87,12 @@ describe.skipIf(NO_SERVER !== undefined)('PostgreSQL asking for a password', () 
     async () => {
       if (server === undefined) throw new Error('not set up');
       const url = server.url;
-      const missing = await run(['keys', 'list', '--db', url], { PGPASSFILE: noFile });
+      const missing = await runCliToEnd(['keys', 'list', '--db', url], { PGPASSFILE: noFile });
       expect(missing.code).toBe(1);
       expect(missing.stderr).toMatch(
         /^gridquote: cannot reach PostgreSQL at 127\.0\.0\.1:\d+\/postgres: the server asks for a password for the user root, and none was given: put it in ~\/\.pgpass \(or the file PGPASSFILE names\) or in PGPASSWORD\n$/,
       );
-      const wrong = await run(['keys', 'list', '--db', url.replace('root@', 'root:not-it@')], {
+      const wrong = await runCliToEnd(['keys', 'list', '--db', url.replace('root@', 'root:not-it@')], {
         PGPASSWORD: PASSWORD,
       });
       expect(wrong.code).toBe(1);

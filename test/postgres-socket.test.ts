@@ -2,7 +2,7 @@ import { userInfo } from 'node:os';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describe as describeServer } from '../src/store/postgres/open-postgres-store.js';
-import { PROCESS_TEST_TIMEOUT_MS, spawnCli } from './cli-process.js';
+import { PROCESS_TEST_TIMEOUT_MS, runCliToEnd } from './cli-process.js';
 import { type PrivatePostgres, startPrivatePostgres, whyNoPrivatePostgres } from './private-postgres.js';
 
 /**
@@ -44,25 +44,24 @@ describe.skipIf(NO_SERVER !== undefined)('PostgreSQL by its Unix socket', () => 
     await server?.close();
   });
 
-  /** `gridquote ...args` with no environment but PATH (no USER, no PGUSER): exit code and stderr. */
-  const run = async (args: string[]) => {
-    const cli = spawnCli(args);
-    const code = await cli.exited;
-    return { code, stderr: cli.stderr() };
-  };
-
   it(
     'is reached with the socket directory as host and no user in the URL',
     async () => {
       if (server === undefined) throw new Error('not set up');
       const { socketDir: dir, port } = server;
       const byParameter = `postgres:///postgres?host=${dir}&port=${port}`;
-      const migrated = await run(['migrate', '--db', byParameter]);
+      // the commands run with PATH alone in their environment: no USER, no PGUSER
+      const migrated = await runCliToEnd(['migrate', '--db', byParameter]);
       expect(migrated).toEqual({ code: 0, stderr: `${byParameter}: schema created (version 1)\n` });
       const byHost = `postgresql://${encodeURIComponent(dir)}:${port}/postgres`;
-      expect(await run(['keys', 'list', '--db', byHost])).toEqual({ code: 0, stderr: '' });
+      expect(await runCliToEnd(['keys', 'list', '--db', byHost])).toEqual({ code: 0, stderr: '' });
 
-      const missing = await run(['keys', 'list', '--db', `postgres:///nodb?host=${dir}&port=${port}`]);
+      const missing = await runCliToEnd([
+        'keys',
+        'list',
+        '--db',
+        `postgres:///nodb?host=${dir}&port=${port}`,
+      ]);
       expect(missing).toEqual({
         code: 1,
         stderr: `gridquote: cannot reach PostgreSQL at ${dir}:${port}/nodb: database "nodb" does not exist\n`,
