@@ -73,4 +73,18 @@ describe('httpSection', () => {
     expect(text).toContain('| 34,975 | 49,964 | 0.70 |');
     expect(text).toContain('| 1.50 ms / 1.00 ms | 1.50 |');
   });
+
+  it('gives p50, like req/s, p99 and CPU, as a ratio to the bare server', () => {
+    const slower = { ...side(20_000, 1.2), p50Ms: 0.3, cpuUs: 30 };
+    const text = httpSection(result([oneCase('EPI of a past day, cached', slower, side(25_000, 1))]));
+    const header = text.split('\n').find((line) => line.startsWith('| case |')) ?? '';
+    expect(header).toContain('| p50 gridquote / node:http | ratio | p99 gridquote / node:http | ratio |');
+    expect(text).toContain(
+      '| 20,000 | 25,000 | 0.80 | 0.30 ms / 0.20 ms | 1.50 | 1.20 ms / 1.00 ms | 1.20 | 30 / 25 µs | 1.20 |',
+    );
+    // every row of the table has as many cells as its header
+    const cells = (line: string) => line.split('|').length;
+    const row = text.split('\n').find((line) => line.startsWith('| EPI of a past day, cached |')) ?? '';
+    expect(cells(row)).toBe(cells(header));
+  });
 });
