@@ -1,6 +1,16 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { closeSync, constants, mkdtempSync, openSync, readFileSync, readSync, rmSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  readSync,
+  rmSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -49,6 +59,16 @@ describe('PipeWriter', () => {
     Array.from({ length: count }, (_, index) =>
       Buffer.from(`${String(from + index).padStart(8, '0')}${'x'.repeat(length - 9)}\n`),
     );
+
+  /** Whether the process has the file open (Linux: its /proc fd links). */
+  const holds = (child: ChildProcess, path: string): boolean => {
+    try {
+      const fds = readdirSync(`/proc/${child.pid}/fd`);
+      return fds.some((fd) => readlinkSync(`/proc/${child.pid}/fd/${fd}`) === path);
+    } catch {
+      return false; // not started yet, or gone
+    }
+  };
 
   it('writes at once while the reader has room', () => {
     const writer = new PipeWriter(pipe);
@@ -139,20 +159,17 @@ describe('PipeWriter', () => {
   });
 
   it('when the reader is gone, drops the lines, says so once and goes on', async () => {
-    // A reader that takes one byte and exits: the writes after it fail with EPIPE.
+    // A reader that takes one byte and exits: the writes after it fail with EPIPE. The write end
+    // is opened first and the FIFO's other ends closed only once the reader holds it: with no
+    // writer at some instant, the reader could read end-of-file and exit before the first line.
+    const writeEnd = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
     const reader = spawn('head', ['-c', '1', fifo], { stdio: 'ignore' });
     open.push(reader);
-    closeSync(pipe);
-    let writeEnd: number | undefined;
-    for (let tries = 0; writeEnd === undefined && tries < 200; tries++) {
-      try {
-        // Opened without blocking once the reader has opened its end (ENXIO before that).
-        writeEnd = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
-      } catch {
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
+    for (let tries = 0; !holds(reader, fifo); tries++) {
+      if (tries === 200) throw new Error('the reader never opened the FIFO');
+      await new Promise((resolve) => setTimeout(resolve, 10));
     }
-    if (writeEnd === undefined) throw new Error('the reader never opened the FIFO');
+    closeSync(pipe);
     pipe = writeEnd;
     const writer = new PipeWriter(writeEnd);
     const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
