@@ -291,15 +291,15 @@ export function postgresSection(
    */
   const cap = (path: readonly ServerTiming[], floor: readonly ServerTiming[]) =>
     serverCpu(path) === undefined ? undefined : wall(floor) / (work(path) / cores);
-  const caps = (() => {
-    const days = cap(result.eventsPath, result.bareDays);
-    const lines = cap(result.linesPath, result.bareFile);
-    if (days === undefined || lines === undefined) return [];
-    return [
-      '',
-      `What ${cores} cores allow: a path's wall time cannot fall below its CPU, the process's and the server's together, over ${cores}; against its bare COPY, that caps \`ingestDays\` at ${days.toFixed(2)} and \`ingestLines\` at ${lines.toFixed(2)} in this run, however well the two overlap.`,
-    ];
-  })();
+  const daysCap = cap(result.eventsPath, result.bareDays);
+  const linesCap = cap(result.linesPath, result.bareFile);
+  const caps =
+    daysCap === undefined || linesCap === undefined
+      ? []
+      : [
+          '',
+          `What ${cores} cores allow: a path's wall time cannot fall below its CPU, the process's and the server's together, over ${cores}; against its bare COPY, that caps \`ingestDays\` at ${daysCap.toFixed(2)} and \`ingestLines\` at ${linesCap.toFixed(2)} in this run, however well the two overlap.`,
+        ];
   const met = (ratio: number) =>
     `${ratio >= INGEST_TARGET ? 'met' : 'NOT met'} (${shownAgainst(ratio, INGEST_TARGET)}`;
   return [
