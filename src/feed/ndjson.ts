@@ -9,12 +9,19 @@ import { validateFeedEvent } from './validate.js';
  * for idempotency. docs/feed-format.md documents the format.
  */
 export function formatFeedEvent(e: FeedEvent): string {
-  // Built by hand rather than JSON.stringify(object): this runs once per event on every ingest.
-  // Every string goes through JSON.stringify, so escaping is exactly JSON's.
-  return flat(lineOf(e));
+  const line = lineOf(e);
+  // V8 builds a template as a rope (a tree of its pieces) and flattens it in place when a
+  // character is read: a line lives until its batch is stored, and a rope kept that long would
+  // have its every piece copied by each young-generation collection.
+  line.charCodeAt(0);
+  return line;
 }
 
-/** The line as one template per type: V8 makes it a rope (a tree of its pieces), flattened once by flat. */
+/**
+ * The line, one template per type. Built by hand rather than JSON.stringify(object): this runs
+ * once per event on every ingest. Every string goes through JSON.stringify, so escaping is
+ * exactly JSON's.
+ */
 function lineOf(e: FeedEvent): string {
   const head = `{"type":"${e.type}","date":${q(e.date)},"seq":${num(e.seq)},"time":${q(e.time)}`;
   switch (e.type) {
@@ -35,16 +42,6 @@ function lineOf(e: FeedEvent): string {
     case 'index':
       return `${head},"index":${q(e.index)},"year":${num(e.year)},"value":${q(e.value)}}`;
   }
-}
-
-/**
- * The string flattened: V8 flattens a rope in place when a character is read from it, so it
- * is kept as one flat string (a line lives until its batch is stored, and a rope kept that long
- * is its every piece copied by each young-generation collection).
- */
-function flat(text: string): string {
-  text.charCodeAt(0);
-  return text;
 }
 
 /** Whether JSON needs escapes for the text: quote, backslash, control characters, surrogates. */
