@@ -97,11 +97,15 @@ export const optionsParam: ParamDef<ContractParam> = {
 };
 
 export const dateParam: ParamDef<string> = {
-  description: 'A calendar date `yyyyMMdd`; a day without data is a 404 naming the nearest one.',
+  description:
+    'A calendar date `yyyyMMdd` from 20000101 to 20991231; a day without data is a 404 naming the nearest one.',
   dateLike: true,
   // The shape only: a day that does not exist (20250231) is still a 400.
   schema: { pattern: '^20\\d{2}(0[1-9]|1[0-2])(0[1-9]|[12]\\d|3[01])$' },
-  parse: (text) => (isValidDate(text) ? { value: text } : { error: 'expected a calendar date yyyyMMdd' }),
+  parse: (text) =>
+    isValidDate(text)
+      ? { value: text }
+      : { error: 'expected a calendar date yyyyMMdd from 20000101 to 20991231' },
 };
 
 export const timeParam: ParamDef<string> = {

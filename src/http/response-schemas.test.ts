@@ -119,6 +119,7 @@ describe('response schemas follow the writers column lists', () => {
       const reader = stubReader({
         latestDate: () => '20250228',
         publishedDates: () => ['20250228'],
+        dates: () => ['20250228'],
         datamineVolume: () => ({ tradingDays: 1, groups: [] }),
         datamineOpenInterest: () => [],
       });

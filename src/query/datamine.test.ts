@@ -29,6 +29,7 @@ function context(groups: VolumeGroup[], tradingDays = 3): QueryContext & { calls
     reader: stubReader({
       // 20250303 is still trading: the default range ends at the latest closed day
       latestDate: () => '20250303',
+      dates: () => ['20250227', '20250228', '20250303'],
       publishedDates: ({ publication }) =>
         publication === 'settlement' ? ['20250227', '20250228'] : ['20250227'],
       datamineVolume: (query) => {
@@ -134,6 +135,33 @@ describe('datamine tables', () => {
     expect(await queryDatamine(context([]), { type: 'au-volume', from: '20240228' })).toMatchObject({
       from: '20240228',
     });
+  });
+
+  it.each([
+    ['wholly after the latest day', { from: '20250304', to: '20250310' }, 'from', '20250303'],
+    ['wholly before the history', { from: '20250101', to: '20250226' }, 'to', '20250227'],
+  ])(
+    'refuses a volume range %s with no-data naming the nearest date, not a table of zeros',
+    async (_name, range, parameter, nearest) => {
+      const ctx = context([]);
+      const refusal = await queryDatamine(ctx, { type: 'au-volume', ...range }).catch(
+        (error: unknown) => error,
+      );
+      expect(refusal).toBeInstanceOf(QueryError);
+      expect(refusal).toMatchObject({ code: 'no-data', extensions: { nearestDate: nearest } });
+      expect((refusal as QueryError).issues[0]?.parameter).toBe(parameter);
+      expect(ctx.calls).toEqual([]);
+    },
+  );
+
+  it('answers a range that reaches into the history, or lies inside it without a trading day', async () => {
+    for (const range of [
+      { from: '20250301', to: '20250302' },
+      { from: '20250101', to: '20250227' },
+      { from: '20250303', to: '20250310' },
+    ]) {
+      expect(await queryDatamine(context([]), { type: 'au-volume', ...range })).toMatchObject(range);
+    }
   });
 
   it('takes open interest of the latest day whose open interest is published, and refuses a later one', async () => {

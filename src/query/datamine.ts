@@ -5,7 +5,7 @@ import { divideRoundedBig } from '../domain/decimal.js';
 import type { OpenInterestGroup, VolumeGroup } from '../store/store.js';
 import type { QueryContext } from './context.js';
 import { invalidParameters, type ParamIssue } from './errors.js';
-import { latestPublished, requirePublished } from './resolve.js';
+import { latestPublished, requirePublished, requireRangeInHistory } from './resolve.js';
 
 export type DatamineType = 'au-volume' | 'au-oi' | 'nz-volume';
 export const DATAMINE_TYPES: readonly DatamineType[] = ['au-volume', 'au-oi', 'nz-volume'];
@@ -187,6 +187,7 @@ export async function queryDatamine(context: QueryContext, input: DatamineParams
   const from = params.from ?? addDays(to, -DEFAULT_RANGE_DAYS);
   const range = rangeIssues(from, to);
   if (range.length > 0) throw invalidParameters(range);
+  await requireRangeInHistory(reader, layout.market, from, to);
   const { tradingDays, groups } = await reader.datamineVolume({ market: layout.market, from, to });
   return {
     kind: 'volume',

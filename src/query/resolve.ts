@@ -67,6 +67,39 @@ export async function latestDateOf(reader: MarketReader, scope: DateScope): Prom
   return latest;
 }
 
+/**
+ * A date range must reach into the market's history. Days before its first day or after its
+ * latest are unknown, not days without trading, so a range wholly outside it is a 404 naming
+ * the nearest date with data, as a single such date is; a range inside it that holds no
+ * trading day (a weekend between two stored days) is known to be empty and is answered.
+ */
+export async function requireRangeInHistory(
+  reader: MarketReader,
+  market: MarketCode,
+  from: string,
+  to: string,
+): Promise<void> {
+  const dates = await reader.dates({ market });
+  const first = dates[0];
+  const latest = dates.at(-1);
+  if (first === undefined || latest === undefined) {
+    throw new QueryError('no-data', `${market} has no data yet`, [
+      { parameter: 'to', message: 'no data is available' },
+    ]);
+  }
+  const outside =
+    to < first
+      ? { parameter: 'to', nearest: first, where: `its history begins on ${first}` }
+      : from > latest
+        ? { parameter: 'from', nearest: latest, where: `its latest day is ${latest}` }
+        : undefined;
+  if (outside === undefined) return;
+  const message = `${market} has no data from ${from} to ${to} (${outside.where}); the nearest available date is ${outside.nearest}`;
+  throw new QueryError('no-data', message, [{ parameter: outside.parameter, message }], {
+    nearestDate: outside.nearest,
+  });
+}
+
 const PUBLISHED: Readonly<Record<ClosePublication, { what: string; when: string }>> = {
   settlement: { what: 'settlement', when: 'at the close' },
   open_interest: { what: 'open interest', when: 'after the close' },

@@ -65,7 +65,8 @@ const CASES = {
 
 let api: Harness;
 beforeAll(async () => {
-  api = await createHarness({ days: 3 });
+  // Six days, 20250221 and 20250224-28: the weekend between them is a range without trading days.
+  api = await createHarness({ days: 6 });
 });
 afterAll(() => api?.close());
 
@@ -136,9 +137,9 @@ describe('GET /api/datamine', () => {
   it('answers volume types over the default range: to = latest date, from = 365 days before', async () => {
     const { body } = await datamine('type=au-volume');
     expect(Object.keys(body)).toEqual(['from', 'to', 'tradingDays', 'data']);
-    expect(body).toMatchObject({ from: '20240229', to: '20250228', tradingDays: 3 });
+    expect(body).toMatchObject({ from: '20240229', to: '20250228', tradingDays: 6 });
     const cells = (body.data as Tables).volume?.nsw ?? {};
-    expect(cells.average).toBe((Math.round((Number(cells.total) / 3) * 100) / 100).toFixed(2));
+    expect(cells.average).toBe((Math.round((Number(cells.total) / 6) * 100) / 100).toFixed(2));
   });
 
   it('agrees with the trade log: au-volume count and volume over one day', async () => {
@@ -163,11 +164,20 @@ describe('GET /api/datamine', () => {
   });
 
   it('answers a range without trading days with zeros and average 0.00', async () => {
-    const { body } = await datamine('type=nz-volume&from=20250301&to=20250302');
+    const { body } = await datamine('type=nz-volume&from=20250222&to=20250223');
     expect(body.tradingDays).toBe(0);
     const cells = (body.data as Tables).volume?.otahuhu ?? {};
     expect(cells.total).toBe('0');
     expect(cells.average).toBe('0.00');
+  });
+
+  it.each([
+    ['after the latest day', 'type=nz-volume&from=20250301&to=20250302', '20250228'],
+    ['before the history', 'type=au-volume&from=20250101&to=20250220', '20250221'],
+  ])('answers a volume range wholly %s with 404 naming the nearest date', async (_name, query, nearest) => {
+    const body = expectProblem(await api.get(`/api/datamine?${query}`), 404);
+    expect(body.nearestDate).toBe(nearest);
+    expect(body.detail).toContain(nearest);
   });
 
   it.each(['type=au-volume', 'type=au-oi&date=20250227', 'type=nz-volume&from=20250226&to=20250227'])(

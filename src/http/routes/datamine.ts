@@ -40,7 +40,9 @@ export const datamineRoute = defineRoute({
       'Measures by region and product class. Volume types (`au-volume`, `nz-volume`) sum trades over ' +
       '`from`-`to` (at most 366 days apart) and add block, efp and the daily `average`; `au-oi` gives open ' +
       'interest at the close of `date`. Each cell is rounded half up to whole units; totals add the displayed ' +
-      'cells. Sending `from`/`to` with `au-oi`, or `date` with a volume type, is a 400.',
+      'cells. Sending `from`/`to` with `au-oi`, or `date` with a volume type, is a 400. A volume range ' +
+      "wholly before the market's history or after its latest day is a 404 naming the nearest day with " +
+      'data; one inside the history without a trading day (a weekend) is answered with zeros.',
     params: {
       type: 'The statistics.',
       from: 'Volume types: first day (inclusive); default 365 days before `to`.',
