@@ -190,6 +190,11 @@ describe('gridquote get', () => {
       [['get', 'tradelog', 'market'], /expected NAME=VALUE, got "market"/],
       [['get', 'tradelog', 'date=20250224'], /date is set by get for each day/],
       [['get', 'tradelog', 'dat=1'], /tradelog has no parameter dat; it takes market, futures, options/],
+      [['get', 'tradelog', 'market=au_gas', 'market=au_electricity'], /market is given twice; give it once/],
+      [
+        ['get', 'ticker', 'futures=BNZ', 'from=100000'],
+        /ticker of a day answers the whole day: the API ignores from/,
+      ],
       [['get', 'tradelog', 'market=au_gas', '--from', '20250231'], /--from must be a date yyyyMMdd/],
       [['get', 'tradelog', 'market=mars'], /the server refused \(400\): market: /],
     ];

@@ -88,6 +88,12 @@ function dated(): OperationName[] {
   );
 }
 
+/**
+ * Parameters an operation takes that the API ignores once `date` is given (it says so in
+ * Ignored-Parameters): the ticker of a day is the whole day, whatever time window is asked.
+ */
+const IGNORED_WITH_A_DAY: Partial<Record<OperationName, readonly string[]>> = { ticker: ['from', 'to'] };
+
 function bulkRequest(
   operation: string,
   pairs: readonly string[],
@@ -102,18 +108,28 @@ function bulkRequest(
   const name = operation as OperationName;
   const accepted = OPERATIONS[name].parameters as readonly string[];
   const reserved = [...dayParameterNames(name), 'format'];
+  const ignoredWithADay = IGNORED_WITH_A_DAY[name] ?? [];
+  const given = new Set<string>();
   const params = pairs.map((pair): [string, string] => {
     const at = pair.indexOf('=');
     if (at <= 0) throw new CliError(`expected NAME=VALUE, got ${JSON.stringify(pair)}`);
     const key = pair.slice(0, at);
+    // The API refuses a repeated parameter; the files would be named after values not sent.
+    if (given.has(key)) throw new CliError(`${key} is given twice; give it once`);
+    given.add(key);
     if (reserved.includes(key)) {
       throw new CliError(
         `${key} is set by get for each day (use --from/--to${key === 'format' ? ', --format' : ''})`,
       );
     }
+    if (ignoredWithADay.includes(key)) {
+      throw new CliError(
+        `${operation} of a day answers the whole day: the API ignores ${key} with a date (filter the files instead)`,
+      );
+    }
     if (!accepted.includes(key)) {
       throw new CliError(
-        `${operation} has no parameter ${key}; it takes ${accepted.filter((p) => !reserved.includes(p)).join(', ')}`,
+        `${operation} has no parameter ${key}; it takes ${accepted.filter((p) => !reserved.includes(p) && !ignoredWithADay.includes(p)).join(', ')}`,
       );
     }
     return [key, pair.slice(at + 1)];

@@ -16,11 +16,19 @@ export function parseRateLimit(header: string | null): RateLimitState | undefine
   return { remaining: Number(remaining), resetSeconds: Number(reset) };
 }
 
-/** Retry-After in milliseconds; undefined when absent or unreadable. */
+/** HTTP's date forms (RFC 9110, 5.6.7) all begin with the day's name. */
+const HTTP_DATE = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*,? /;
+
+/**
+ * Retry-After in milliseconds; undefined when absent or unreadable. Only the header's two forms
+ * are read, whole seconds or an HTTP date: `Date.parse` alone takes `1.5` for a day in 2001,
+ * which would turn a proxy's malformed value into no wait at all.
+ */
 export function retryAfterMs(header: string | null, now: number = Date.now()): number | undefined {
   if (header === null) return undefined;
   const text = header.trim();
   if (/^\d+$/.test(text)) return Number(text) * 1000;
+  if (!HTTP_DATE.test(text)) return undefined;
   const at = Date.parse(text);
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
