@@ -18,7 +18,7 @@ import { DEFAULT_HTTP_LIMITS, type HttpLimits, urlTooLong } from './limits.js';
 import { batchedStdout } from './log-destination.js';
 import { createMetrics } from './metrics.js';
 import { registerMetricsEndpoint } from './metrics-endpoint.js';
-import { type ClientErrorAnswer, createObservability } from './observability.js';
+import { type ClientErrorAnswer, createObservability, type Observability } from './observability.js';
 import { examplePlaceholders } from './openapi.js';
 import { type ListedRoute, listRoute, type RouteDependencies } from './operation.js';
 import {
@@ -288,7 +288,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
   app.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
 
   for (const route of ROUTES) route.register(app, deps);
-  const streamPaths = registerStreamRoutes(app, deps, options);
+  const streamPaths = registerStreamRoutes(app, deps, options, observability);
   const examples = exampleValuesSource(deps.reader, examplePlaceholders(ROUTES));
   // Public: documentation, probes and (loopback or token) metrics need no API key.
   const paths = new Set([
@@ -348,7 +348,12 @@ export function buildApp(options: AppOptions): FastifyInstance {
 }
 
 /** GET /api/stream (and its token), fed by the store's commit notices through one hub. */
-function registerStreamRoutes(app: FastifyInstance, deps: RouteDependencies, options: AppOptions): string[] {
+function registerStreamRoutes(
+  app: FastifyInstance,
+  deps: RouteDependencies,
+  options: AppOptions,
+  observability: Observability,
+): string[] {
   const { events, onAppend } = options;
   if (events === undefined || onAppend === undefined) return [];
   const settings = { ...DEFAULT_STREAM_OPTIONS, ...options.streams };
@@ -368,6 +373,7 @@ function registerStreamRoutes(app: FastifyInstance, deps: RouteDependencies, opt
     ),
     options: settings,
     now: Date.now,
+    observeHijacked: observability.observeHijacked,
   });
 }
 

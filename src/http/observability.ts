@@ -37,6 +37,13 @@ export interface Observability {
   /** For the answers of Fastify's frameworkErrors (a malformed URL), which run no hooks. */
   observeFrameworkError(request: FastifyRequest, reply: FastifyReply): void;
   /**
+   * For an answer its route took over from Fastify (reply.hijack(): the event stream), whose
+   * onResponse hooks never run: the route's request line and metrics when the connection
+   * closes, `durationMs` the answer's whole life and `bytes` null (its events are counted by
+   * the stream metrics).
+   */
+  observeHijacked(request: FastifyRequest, reply: FastifyReply): void;
+  /**
    * For the answers Node's parser makes us write to the raw socket (400, 408, 431: no request
    * was parsed): the same request line and counter as any answer, under `unmatched`. Their
    * duration is unknown (no request start was seen), so the line has none and the duration
@@ -108,6 +115,20 @@ export function createObservability(options: ObservabilityOptions): Observabilit
     },
     observeFrameworkError(request, reply) {
       reply.raw.once('finish', () => unmatched.call(request.server, request, reply, () => {}));
+    },
+    observeHijacked(request, reply) {
+      const observer = observerOf(operationOf(request.routeOptions.url ?? request.url));
+      reply.raw.once('close', () =>
+        observer.observe(
+          request.id,
+          request.keyId,
+          request.method,
+          request.url,
+          reply.raw.statusCode,
+          reply.elapsedTime,
+          null,
+        ),
+      );
     },
     observeClientError(log, answer) {
       unparsed.count(answer.status);

@@ -75,7 +75,19 @@ describe('the stream iterator', () => {
       response.write(frame(next).slice(0, 20));
       setImmediate(() => response.socket?.destroy());
     });
-    const events = await take(client.stream({ futures: 'BNH' }, { reconnectDelayMs: 10 }), EVENTS.length);
+    const calls: string[] = [];
+    const events = await take(
+      client.stream(
+        { futures: 'BNH' },
+        {
+          reconnectDelayMs: 10,
+          onOpen: () => calls.push('open'),
+          onReconnect: () => calls.push('reconnect'),
+        },
+      ),
+      EVENTS.length,
+    );
+    expect(calls).toEqual(['open', 'reconnect', 'open', 'reconnect', 'open', 'reconnect', 'open']);
     expect(events.map((event) => event.id)).toEqual(EVENTS.map((event) => event.id));
     expect(events.map((event) => event.data)).toEqual(EVENTS.map((event) => event.data));
     expect(lastIds).toEqual([undefined, '20261124-000003', '20261124-000006', '20261124-000009']);

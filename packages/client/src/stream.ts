@@ -22,6 +22,11 @@ export interface ResumeOptions {
    * every 15 s) is treated as dead and replaced. Default 45000.
    */
   readonly idleTimeoutMs?: number;
+  /**
+   * Called each time a connection is open and streaming, the first and every one after a
+   * reconnection: a page can clear the "reconnecting" it showed, even before the next event.
+   */
+  readonly onOpen?: () => void;
   /** Called before each reconnection (for logs): the attempt number and the wait. */
   readonly onReconnect?: (info: {
     readonly attempt: number;
@@ -79,6 +84,7 @@ export async function* resumingEvents(
         cause = new Error('the stream has no body');
       } else {
         openedAt = Date.now();
+        options.onOpen?.();
         const parser = new SseParser(lastEventId);
         const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
         try {

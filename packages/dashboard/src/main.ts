@@ -49,7 +49,10 @@ function client(key: string): GridquoteClient {
 }
 
 function askForKey(message = ''): void {
+  // No view may open again with the key being dropped: not on a later change of the address.
+  window.onhashchange = null;
   current?.abort();
+  status('');
   forgetButton.hidden = true;
   tabs.replaceChildren();
   const input = h('input', {
@@ -84,6 +87,8 @@ function askForKey(message = ''): void {
     }
     storeKey(key);
     start(key);
+    // The form is gone: keyboard users go on from the open view's tab, not from the page's top.
+    tabs.querySelector<HTMLElement>('[aria-current="page"]')?.focus();
   });
   main.replaceChildren(form);
   input.focus();
@@ -138,8 +143,9 @@ function start(key: string): void {
 
 forgetButton.addEventListener('click', () => {
   forgetKey();
-  window.location.hash = '';
   askForKey('Key forgotten.');
+  // The view's name leaves the address without a hashchange (none is listened to now anyway).
+  history.replaceState(null, '', `${window.location.pathname}${window.location.search}`);
 });
 
 const key = storedKey();

@@ -44,6 +44,8 @@ export interface StreamDependencies {
   readonly options: StreamOptions;
   /** Wall-clock milliseconds, for token lifetimes (real time, even under the demo's virtual clock). */
   readonly now: () => number;
+  /** The request line and metrics of a stream, which Fastify's hooks no longer see once it is taken over. */
+  readonly observeHijacked: (request: FastifyRequest, reply: FastifyReply) => void;
 }
 
 function listParam<V extends string>(values: readonly V[]): ParamDef<ReadonlySet<V>> {
@@ -179,6 +181,7 @@ async function openStream(deps: StreamDependencies, request: FastifyRequest, rep
       return reply.headers(headers).code(200).send();
     }
     reply.hijack();
+    deps.observeHijacked(request, reply);
     const response = reply.raw;
     response.writeHead(200, headers);
     response.write(sseRetry(options.retryMs));

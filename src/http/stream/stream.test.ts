@@ -15,6 +15,7 @@ import {
   NOW,
   PREVIOUS,
 } from '../../../test/live-day.js';
+import { logInto, parsedLines } from '../../../test/log-lines.js';
 import { type ReceivedEvent, SseClient } from '../../../test/sse-client.js';
 import { waitFor } from '../../../test/wait-for.js';
 import { MARKET_CODES } from '../../domain/markets.js';
@@ -266,6 +267,33 @@ describe('GET /api/stream: content', () => {
     await byCode.until('the trades of one initial code', (c) => c.events.length >= narrowed.length);
     expect(byCode.events).toEqual(narrowed);
     expect(narrowed.length).toBeLessThan(expected.length);
+  });
+});
+
+describe('GET /api/stream: the request log and metrics', () => {
+  it('writes one request line and counts one request when a stream ends, as for any operation', async () => {
+    const f = await fixture();
+    const output: string[] = [];
+    const { app, base } = await f.serve({ logger: { level: 'info', stream: logInto(output) } });
+    const counted = () => metric(app, 'gridquote_http_requests_total{operation="stream",status="200"}');
+    const before = await counted();
+    const client = await f.connect(`${base}/api/stream?futures=au_electricity&type=trade`).started();
+    await client.until('an event', (c) => c.events.length > 0);
+    const lines = () =>
+      parsedLines<{
+        msg: string;
+        operation: string;
+        status: number;
+        keyId: string;
+        durationMs: number;
+        bytes: null;
+      }>(output).filter((line) => line.msg === 'request' && line.operation === 'stream');
+    expect(lines()).toEqual([]);
+    client.destroy();
+    await waitFor("the stream's request line", async () => lines().length === 1);
+    expect(lines()[0]).toMatchObject({ status: 200, keyId: f.keys.historicalId, bytes: null });
+    expect(lines()[0]?.durationMs).toBeGreaterThan(0);
+    expect((await counted()) - (Number.isNaN(before) ? 0 : before)).toBe(1);
   });
 });
 

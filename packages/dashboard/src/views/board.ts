@@ -2,7 +2,7 @@ import type { IntradayResponse, StreamEvent } from '@gridquote/client';
 import { MARKETS, type MarketCode } from '../codes.js';
 import { field, h, select, toolbar } from '../dom.js';
 import { Flashes } from '../flashes.js';
-import { follow } from '../live.js';
+import { follow, STREAM_REFUSED } from '../live.js';
 import { num, priceChange } from '../numbers.js';
 import type { View } from '../view.js';
 
@@ -85,12 +85,14 @@ export const boardView: View = {
     const sortHeaders = () =>
       headRow.replaceChildren(
         ...COLUMNS.map((column) => {
-          const button = h('button', { type: 'button' }, column.label);
+          const button = h('button', { type: 'button', 'data-column': column.id }, column.label);
           button.addEventListener('click', () => {
             sortDescending = sortColumn === column.id ? !sortDescending : false;
             sortColumn = column.id;
             sortHeaders();
             order();
+            // The headers were made again: keep the focus where it was, so Enter sorts back.
+            headRow.querySelector<HTMLButtonElement>(`button[data-column="${column.id}"]`)?.focus();
           });
           const sorted = sortColumn === column.id ? (sortDescending ? 'descending' : 'ascending') : undefined;
           return h(
@@ -164,7 +166,12 @@ export const boardView: View = {
           updates += events.length;
           table.dataset.updates = String(updates);
         },
-        context.status,
+        (message) => {
+          context.status(message);
+          // An end_of_day key gets the snapshot but not the stream: the caption must not say live.
+          if (message === STREAM_REFUSED)
+            caption.textContent = `${caption.textContent?.replace(/, live$/, '')}, as loaded (not live)`;
+        },
         BATCH_MS,
       );
     };

@@ -1,4 +1,4 @@
-import type { StreamEvent } from '@gridquote/client';
+import type { IntradayResponse, StreamEvent } from '@gridquote/client';
 import uPlot from 'uplot';
 import { COLOURS, clockAxis, createChart, exchangeTime } from '../chart.js';
 import { exchangeSeconds, MARKETS, type MarketCode } from '../codes.js';
@@ -51,16 +51,7 @@ export const intradayView: View = {
       chosenMarket = marketSelect.value as MarketCode;
       context.status('loading contracts…');
       const answer = await context.api.intraday({ futures: chosenMarket }, { signal: context.signal });
-      snapshots = new Map(
-        answer.data.map((row) => [
-          row.code,
-          {
-            settle: row.settle,
-            openInterest: row.open_interest,
-            openInterestChange: row.open_interest_net_change,
-          },
-        ]),
-      );
+      snapshots = snapshotsOf(answer);
       codes.replaceChildren(...answer.data.map((row) => h('option', { value: row.code })));
       if (!snapshots.has(chosenCode)) {
         // The most traded contract of the day so far, else the first.
@@ -98,9 +89,19 @@ export const intradayView: View = {
         { futures: code, type: 'book,trade' },
         lifetime.signal,
         (events) => {
-          if (day.add(events)) {
-            draw();
-            context.rendered();
+          const before = day.date;
+          if (!day.add(events)) return;
+          draw();
+          context.rendered();
+          // A new trading day: the previous settle and open interest moved on with it.
+          if (before !== '' && day.date !== before) {
+            context.api
+              .intraday({ futures: chosenMarket }, { signal: lifetime.signal })
+              .then((answer) => {
+                snapshots = snapshotsOf(answer);
+                draw();
+              })
+              .catch(context.failed);
           }
         },
         context.status,
@@ -115,6 +116,20 @@ export const intradayView: View = {
     loadMarket().catch(context.failed);
   },
 };
+
+/** Each contract's previous close, from an `intraday` answer. */
+function snapshotsOf(answer: Extract<IntradayResponse, { futures: string }>): Map<string, Snapshot> {
+  return new Map(
+    answer.data.map((row) => [
+      row.code,
+      {
+        settle: row.settle,
+        openInterest: row.open_interest,
+        openInterestChange: row.open_interest_net_change,
+      },
+    ]),
+  );
+}
 
 /** The day's path of one contract, built from its stream events (a new day starts it again). */
 class DayPath {

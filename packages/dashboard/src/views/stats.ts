@@ -176,8 +176,9 @@ function stackedBars(
           value: (_plot, value) => (value === null ? '' : (REGION_LABELS[names[value] ?? ''] ?? '')),
         },
         ...order.map((index) => {
-          const [, label] = present[index] ?? ['', ''];
-          const colour = COLOURS[index % COLOURS.length] ?? '#000';
+          const [id, label] = present[index] ?? ['', ''];
+          // By the class, not its place among those present: one class, one colour in every chart.
+          const colour = COLOURS[CLASSES.findIndex(([known]) => known === id) % COLOURS.length] ?? '#000';
           return {
             label,
             stroke: colour,

@@ -1,4 +1,4 @@
-import type { TradelogParams } from '@gridquote/client';
+import { GridquoteError, type TradelogParams } from '@gridquote/client';
 import { MARKETS, type MarketCode } from '../codes.js';
 import { field, fromInputDate, h, select, toInputDate, toolbar } from '../dom.js';
 import { grouped, whole } from '../numbers.js';
@@ -43,8 +43,16 @@ export const tradelogView: View = {
       chosenDate = dateInput.value === '' ? '' : fromInputDate(dateInput.value);
       shown = { market: chosenMarket, ...(chosenDate === '' ? {} : { date: chosenDate }) };
       download.disabled = true;
+      let notice = '';
       context.status('loading the trade log…');
-      const log = await context.api.tradelog(shown, { signal: context.signal });
+      const log = await context.api.tradelog(shown, { signal: context.signal }).catch((error: unknown) => {
+        // A day without trades (a weekend, a holiday): the nearest day that has them, as the
+        // forward curves do, and said, so the picker never shows one day over another's trades.
+        const nearest = error instanceof GridquoteError ? error.problem?.nearestDate : undefined;
+        if (typeof nearest !== 'string' || shown.date === undefined) throw error;
+        notice = `${chosenDate} has no trade log for this market; showing the nearest day, ${nearest}`;
+        return context.api.tradelog({ market: chosenMarket, date: nearest }, { signal: context.signal });
+      });
       // The day answered (the latest closed one unless a day was chosen): the CSV is of that day.
       shown = { market: chosenMarket, date: log.date };
       dateInput.value = toInputDate(log.date);
@@ -89,7 +97,7 @@ export const tradelogView: View = {
           ? `the first ${SHOWN_ROWS} of ${log.data.length} trades; the CSV holds all`
           : '';
       download.disabled = false;
-      context.status('');
+      context.status(notice);
       context.rendered();
     };
 
