@@ -2,7 +2,13 @@ import cluster, { type Worker } from 'node:cluster';
 import { EventEmitter } from 'node:events';
 import { startClusterRateLimitCounters } from '../http/rate-limit-cluster.js';
 import { ReportedElsewhere } from './run-cli.js';
-import { type DrainReport, runUntilSignal, SHUTDOWN_SIGNALS, type SignalSource } from './shutdown.js';
+import {
+  type DrainReport,
+  runUntilSignal,
+  SHUTDOWN_SIGNALS,
+  type ShutdownSignal,
+  type SignalSource,
+} from './shutdown.js';
 
 /**
  * `gridquote serve --workers N` (N > 1): the primary process forks N workers (node:cluster),
@@ -52,9 +58,50 @@ export interface PrimaryOptions {
 export async function runPrimary(options: PrimaryOptions): Promise<void> {
   startClusterRateLimitCounters();
   const pool = new WorkerPool(options.log, options.shared);
-  const url = await pool.start(options.workers);
+  // A signal while the workers start (a probe may have seen the first one ready) is kept, not
+  // left to Node's default, which would end the primary at once and leave no drain.
+  const early = new EarlySignal();
+  let url: string;
+  try {
+    url = await pool.start(options.workers);
+  } finally {
+    early.stopListening();
+  }
   options.log(`serving ${options.describe} at ${url} with ${options.workers} workers`);
-  await runUntilSignal({ stop: (hurry) => pool.stop(hurry) }, options.log, options.graceMs);
+  await runUntilSignal({ stop: (hurry) => pool.stop(hurry) }, options.log, options.graceMs, early.replayed());
+}
+
+/** Remembers the first shutdown signal until the service can stop, then hands it on at once. */
+export class EarlySignal {
+  #received: ShutdownSignal | undefined;
+  readonly #handlers = SHUTDOWN_SIGNALS.map((name) => {
+    const handler = () => {
+      this.#received ??= name;
+    };
+    process.on(name, handler);
+    return [name, handler] as const;
+  });
+
+  stopListening(): void {
+    for (const [name, handler] of this.#handlers) process.off(name, handler);
+  }
+
+  /** The process's signals, the one received early first. */
+  replayed(): SignalSource {
+    const signal = this.#received;
+    if (signal === undefined) return process;
+    let pending: ShutdownSignal | undefined = signal;
+    return {
+      on(name, listener) {
+        process.on(name, listener);
+        if (name === pending) {
+          pending = undefined;
+          queueMicrotask(listener);
+        }
+      },
+      off: (name, listener) => process.off(name, listener),
+    };
+  }
 }
 
 class WorkerPool {
