@@ -57,7 +57,36 @@ describe('gridquote CLI', () => {
       '--seed',
       '4',
     ]);
-    expectOneLineError(other, /^gridquote: event 1: conflicts with stored event 20250220\/1\n$/);
+    expectOneLineError(
+      other,
+      /^gridquote: the store already holds other events for 20250220 \(event 20250220\/1 differs\): it was seeded with other --days, --until or --seed.*a longer history must start on the same first day.* 0 events of earlier days were added\.\n$/,
+    );
+    // A window moved on by a day (the default --until on a later day) differs from its first day on.
+    const moved = await gridquote([
+      'seed',
+      '--db',
+      path('a.db'),
+      '--days',
+      '2',
+      '--until',
+      '20250224',
+      '--seed',
+      '3',
+    ]);
+    expectOneLineError(moved, /^gridquote: the store already holds other events for 20250221 /);
+    // The same first day and seed, more days: the stored ones are kept, the new one added.
+    const longer = await gridquote([
+      'seed',
+      '--db',
+      path('a.db'),
+      '--days',
+      '3',
+      '--until',
+      '20250224',
+      '--seed',
+      '3',
+    ]);
+    expect(longer.stderr).toMatch(/3 trading days 20250220\.\.20250224 \(seed 3\), [1-9]\d* events added/);
   });
 
   it('defaults to the last completed trading day, and exports one date', async () => {

@@ -2,9 +2,11 @@ import { type Command, InvalidArgumentError } from 'commander';
 import { lastCompletedTradingDay, lastTradingDays } from '../domain/calendar.js';
 import { isValidDate } from '../domain/dates.js';
 import { simulateHistory } from '../feed/simulator/simulator.js';
+import { IngestError } from '../ingest/ingest-error.js';
 import { ingestDays } from '../ingest/ingest-events.js';
+import { EventConflictError } from '../store/event-conflict-error.js';
 import { describeLocation } from '../store/open-store.js';
-import { type CliIo, PROCESS_IO, requireStore, storeOption, withStore } from './cli-io.js';
+import { CliError, type CliIo, PROCESS_IO, requireStore, storeOption, withStore } from './cli-io.js';
 import { createProgress } from './progress.js';
 
 export interface SeedOptions {
@@ -40,10 +42,28 @@ export async function seedStore(io: CliIo, options: SeedOptions): Promise<SeedRe
       added += result.added;
       skipped += result.skipped;
       progress.update(`seeding ${dates[index]} (${index + 1}/${dates.length} days, ${added} events)`);
+    }).catch((error: unknown) => {
+      throw otherHistory(error, added) ?? error;
     });
   });
   progress.done();
   return { dates, added, skipped };
+}
+
+/**
+ * A day the store holds with other events: seeded before with other arguments (or ingested).
+ * Each simulated day follows from the days before it, so a history that starts on another day
+ * or with another seed differs everywhere; say so, and how to make a longer one.
+ */
+function otherHistory(error: unknown, added: number): CliError | undefined {
+  const conflict = error instanceof IngestError ? error.cause : undefined;
+  if (!(conflict instanceof EventConflictError)) return undefined;
+  return new CliError(
+    `the store already holds other events for ${conflict.date} (event ${conflict.date}/${conflict.seq} differs): ` +
+      'it was seeded with other --days, --until or --seed, or filled otherwise. Seeding again with the same ' +
+      'arguments adds nothing; a longer history must start on the same first day with the same seed (each day ' +
+      `follows from the ones before it), or go into a new store. ${added} events of earlier days were added.`,
+  );
 }
 
 export function registerSeed(program: Command, io: CliIo = PROCESS_IO): Command {

@@ -14,8 +14,14 @@ export const MAX_REPORTED_ERRORS = 20;
 export class IngestError extends Error {
   readonly errors: readonly LineError[];
 
-  constructor(errors: readonly LineError[], label: 'line' | 'event' = 'line', truncated = false) {
-    super(describeErrors(errors, label, truncated));
+  constructor(
+    errors: readonly LineError[],
+    label: 'line' | 'event' = 'line',
+    truncated = false,
+    /** The store's refusal behind it, when there is one (an EventConflictError). */
+    cause?: Error,
+  ) {
+    super(describeErrors(errors, label, truncated), cause === undefined ? undefined : { cause });
     this.name = 'IngestError';
     this.errors = errors;
   }

@@ -161,7 +161,12 @@ function refuseFrom(events: readonly FeedEvent[], first: number, reason: string)
 /** A conflicting event named by its position in the whole list (`offset`: its part's start). */
 function refusal(error: unknown, offset: number): unknown {
   if (error instanceof EventConflictError) {
-    return new IngestError([{ line: offset + error.index + 1, reason: error.message }], 'event');
+    return new IngestError(
+      [{ line: offset + error.index + 1, reason: error.message }],
+      'event',
+      false,
+      error,
+    );
   }
   return error;
 }
