@@ -89,6 +89,26 @@ describe('gridquote CLI', () => {
     expect(longer.stderr).toMatch(/3 trading days 20250220\.\.20250224 \(seed 3\), [1-9]\d* events added/);
   });
 
+  it('refuses a store in a folder that does not exist, and a location of another scheme, in one line', async () => {
+    expectOneLineError(
+      await gridquote(['seed', '--db', path('nodir/market.db'), '--days', '1']),
+      /^gridquote: no folder .*nodir for the store .*nodir\/market\.db; create the folder first\n$/,
+    );
+    const typo = await gridquote([
+      'seed',
+      '--db',
+      'postgress://desk:secret@db.example/market',
+      '--days',
+      '1',
+    ]);
+    expectOneLineError(
+      typo,
+      /^gridquote: unknown store location scheme postgress:\/\/: a store is a SQLite file path/,
+    );
+    expect(typo.stderr).not.toContain('secret');
+    expect(typo.stderr).not.toContain('db.example');
+  });
+
   it('defaults to the last completed trading day, and exports one date', async () => {
     const seeded = await gridquote(['seed', '--db', path('c.db'), '--days', '1']);
     expect(seeded.stderr).toMatch(/1 trading days 20250224\.\.20250224 \(seed 1\)/);

@@ -53,6 +53,14 @@ export function storeKind(location: string): StoreKind {
 
 export async function openStore(location: string, options: OpenStoreOptions): Promise<MarketStore> {
   const kind = storeKind(location);
+  // A URL of another scheme (a typo of postgres://, or another database) is not a file name;
+  // only its scheme is repeated, since the rest may hold a password.
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(location)?.[1];
+  if (kind === 'sqlite' && scheme !== undefined && scheme.toLowerCase() !== 'sqlite') {
+    throw new StoreOpenError(
+      `unknown store location scheme ${scheme}://: a store is a SQLite file path (or sqlite:PATH) or a postgres:// URL`,
+    );
+  }
   switch (kind) {
     case 'sqlite':
       return openSqliteStore(sqlitePath(location), {

@@ -75,6 +75,9 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   if (file && !existsSync(path) && (readonly || options.create === false)) {
     throw new StoreOpenError(`no store at ${path}; create one with gridquote seed or ingest`);
   }
+  if (file && !readonly && !existsSync(dirname(path))) {
+    throw new StoreOpenError(`no folder ${dirname(path)} for the store ${path}; create the folder first`);
+  }
   if (file && !readonly) requireWritable(path);
 
   let writeDb: Database.Database | undefined;
@@ -296,7 +299,7 @@ function writableProblem(path: string): string | undefined {
       accessSync(target, constants.W_OK);
     } catch (error) {
       const code = error instanceof Error && 'code' in error ? error.code : undefined;
-      if (code === 'ENOENT') return undefined; // better-sqlite3 names a missing folder itself
+      if (code === 'ENOENT') return undefined; // a missing folder is refused before (openSqliteStore)
       const what = target === path ? 'the file' : `its folder ${target}`;
       return code === 'EROFS' ? `${what} is on read-only media` : `${what} is not writable (${String(code)})`;
     }
