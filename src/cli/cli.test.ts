@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
@@ -131,6 +131,22 @@ describe('gridquote CLI', () => {
     expect((await gridquote(['export', '--db', path('f.db')])).stdout).toBe(original);
     const replay = await gridquote(['ingest', '--db', path('f.db'), path('d.ndjson')]);
     expect(replay.stderr).toMatch(/: 0 events added, \d+ already stored\n$/);
+  });
+
+  it('leaves no store behind when a feed into a new file is refused, and an existing one as it was', async () => {
+    const first = (await gridquote(['seed', '--db', path('r.db'), '--days', '1', '--until', '20250221']))
+      .code;
+    expect(first).toBe(0);
+    const lines = (await gridquote(['export', '--db', path('r.db')])).stdout.trimEnd().split('\n');
+    writeFileSync(path('bad.ndjson'), `${lines.slice(0, 5).join('\n')}\n{not json\n`);
+    const refused = await gridquote(['ingest', '--db', path('new.db'), path('bad.ndjson')]);
+    expectOneLineError(refused, /^gridquote: line 6: /);
+    expect(existsSync(path('new.db'))).toBe(false);
+    expect(existsSync(path('new.db-wal'))).toBe(false);
+    // A store that was there stays, with what it held.
+    const before = (await gridquote(['export', '--db', path('r.db')])).stdout;
+    expect((await gridquote(['ingest', '--db', path('r.db'), path('bad.ndjson')])).code).toBe(1);
+    expect((await gridquote(['export', '--db', path('r.db')])).stdout).toBe(before);
   });
 
   it('refuses a bad feed in one line, leaving the store unchanged', async () => {

@@ -1,6 +1,9 @@
+import { existsSync, rmSync } from 'node:fs';
 import type { Command } from 'commander';
 import { ingestFile } from '../ingest/ingest-file.js';
 import { DEFAULT_ACK_WAIT_MS, DEFAULT_BATCH_SIZE, DEFAULT_DURABLE } from '../ingest/nats/nats-ingest.js';
+import { sqlitePath, storeKind } from '../store/open-store.js';
+import { MEMORY } from '../store/sqlite/open-sqlite-store.js';
 import { CliError, type CliIo, PROCESS_IO, requireStore, storeOption, withStore } from './cli-io.js';
 import { runStreamIngest, type StreamIngestFlags } from './ingest-stream.js';
 import { createProgress } from './progress.js';
@@ -62,6 +65,7 @@ export function registerIngest(program: Command, io: CliIo = PROCESS_IO): Comman
           throw new CliError('ingest needs a FEED file, - for standard input, or --from nats://...');
         const progress = createProgress(io.stderr);
         const label = feed === '-' ? 'standard input' : feed;
+        const newFile = newSqliteFile(db);
         const result = await withStore(io, db, { access: 'write', create: true }, (store) =>
           ingestFile(store.writer, feed, {
             stdin: io.stdin,
@@ -70,12 +74,29 @@ export function registerIngest(program: Command, io: CliIo = PROCESS_IO): Comman
             if (isMissingFile(error)) throw new CliError(`cannot read ${feed}: no such file`);
             throw error;
           }),
-        ).finally(() => progress.done());
+        )
+          .catch((error: unknown) => {
+            // All or nothing: a refused feed leaves no empty store behind for serve to start on.
+            if (newFile !== undefined) removeSqliteFiles(newFile);
+            throw error;
+          })
+          .finally(() => progress.done());
         io.stderr.write(
           `ingested ${label}: ${result.added} events added, ${result.skipped} already stored\n`,
         );
       },
     );
+}
+
+/** The SQLite file this ingest would create (none there yet), else undefined. */
+function newSqliteFile(location: string): string | undefined {
+  if (storeKind(location) !== 'sqlite') return undefined;
+  const path = sqlitePath(location);
+  return path === MEMORY || existsSync(path) ? undefined : path;
+}
+
+function removeSqliteFiles(path: string): void {
+  for (const file of [path, `${path}-wal`, `${path}-shm`]) rmSync(file, { force: true });
 }
 
 function isMissingFile(error: unknown): boolean {
