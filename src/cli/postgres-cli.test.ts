@@ -68,7 +68,7 @@ describe.skipIf(TEST_PG_URL === undefined)('gridquote commands on PostgreSQL', (
     const refused = await gridquote(['keys', 'list', '--db', url]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(
-      /^gridquote: no store at [^\n]+; create one with gridquote seed, ingest or migrate\n$/,
+      /^gridquote: no store in schema gq_\w+ at [^\n]+; create one with gridquote seed, ingest or migrate\n$/,
     );
     // it says what it did: created the schema, then nothing to do
     for (const said of [/: schema created \(version \d+\)\n$/, /: schema up to date \(version \d+\)\n$/]) {

@@ -219,11 +219,7 @@ async function prepareSchema(
     if (options.access !== 'read' || options.migrate === true) await requireWritable(client, url);
     const current = await schemaVersion(client);
     const create = options.create === true || options.migrate === true;
-    if (current === 0 && !create) {
-      throw new StoreOpenError(
-        `no store at ${describe(url)}; create one with gridquote seed, ingest or migrate`,
-      );
-    }
+    if (current === 0 && !create) throw await noStore(client, url);
     if (options.migrate === true || (options.access !== 'read' && current < SCHEMA_VERSION)) {
       if (options.schema !== undefined) {
         await client.query(`CREATE SCHEMA IF NOT EXISTS ${pg.escapeIdentifier(options.schema)}`);
@@ -252,6 +248,22 @@ async function requireWritable(client: pg.Client, url: string): Promise<void> {
   if (result.rows[0]?.standby !== true) return;
   throw new StoreOpenError(
     `PostgreSQL at ${describe(url)} is a standby (a read replica), which takes no writes: give this command the primary's URL`,
+  );
+}
+
+/** Where the store was looked for, so that a wrong or missing schema is named, not just the database. */
+async function noStore(client: pg.Client, url: string): Promise<StoreOpenError> {
+  const result = await client.query<{ schema: string | null; path: string }>(
+    "SELECT current_schema() AS schema, current_setting('search_path') AS path",
+  );
+  const row = result.rows[0];
+  if (row !== undefined && row.schema === null) {
+    return new StoreOpenError(
+      `no store at ${describe(url)}: its search_path (${row.path}) names no schema that exists; create the schema (CREATE SCHEMA name), then the store with gridquote seed, ingest or migrate`,
+    );
+  }
+  return new StoreOpenError(
+    `no store in schema ${row?.schema ?? 'public'} at ${describe(url)}; create one with gridquote seed, ingest or migrate`,
   );
 }
 

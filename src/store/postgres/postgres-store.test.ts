@@ -294,7 +294,7 @@ describe.skipIf(TEST_PG_URL === undefined)('postgres store', () => {
     const schema = schemas.name();
     for (const access of ['read', 'write'] as const) {
       await expect(openPostgresStore(TEST_PG_URL ?? '', { schema, access })).rejects.toThrow(
-        /^no store at 127\.0\.0\.1:5432\/test; create one with gridquote seed, ingest or migrate$/,
+        /^no store at 127\.0\.0\.1:5432\/test: its search_path \(gq_\w+\) names no schema that exists; create the schema \(CREATE SCHEMA name\), then the store with gridquote seed, ingest or migrate$/,
       );
     }
     const store = await openPostgresStore(TEST_PG_URL ?? '', { schema, access: 'write', create: true });
