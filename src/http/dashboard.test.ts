@@ -190,6 +190,9 @@ describe.skipIf(!haveChromium)('the dashboard in Chromium', () => {
     await board.getByRole('button', { name: 'volume' }).focus();
     await page.keyboard.press('Enter');
     await expect.poll(() => board.locator('th[aria-sort="ascending"]').textContent()).toContain('volume');
+    // The focus stays on the header: Enter again sorts the other way.
+    await page.keyboard.press('Enter');
+    await expect.poll(() => board.locator('th[aria-sort="descending"]').textContent()).toContain('volume');
     await shot(page, 'board');
 
     // Trade log and its CSV.
@@ -224,6 +227,19 @@ describe.skipIf(!haveChromium)('the dashboard in Chromium', () => {
       `dashboard: first render with data ${firstRender.toFixed(0)} ms after navigation start (loopback)`,
     );
     expect(firstRender).toBeLessThan(1000);
+
+    // Forget key on a view opened by its tab: the key form, the key gone from the tab, and no
+    // request carries it afterwards (a view opened again with it would).
+    const withKey: string[] = [];
+    page.on('request', (request) => {
+      if (request.headers().authorization !== undefined) withKey.push(request.url());
+    });
+    await page.getByRole('button', { name: 'Forget key' }).click();
+    await page.getByLabel('API key').waitFor();
+    await page.waitForTimeout(1_000);
+    expect(withKey).toEqual([]);
+    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+    expect(await page.locator('section.view').count()).toBe(0);
 
     expect(consoleErrors).toEqual([]);
     expect(foreignRequests).toEqual([]);

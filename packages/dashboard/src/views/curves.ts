@@ -11,7 +11,8 @@ import type { View, ViewContext } from '../view.js';
  * quarters, base months) on the latest closed day, and the same curve of a chosen earlier day
  * overlaid (dashed). Hovering a period shows its code, settle and the change since that day.
  * Two requests (`data` of the region's market for each day), kept for the page's life: a
- * closed day's settlements do not change, so switching regions costs nothing.
+ * closed day's settlements do not change, so switching regions costs nothing. Which day is the
+ * latest is asked again after a minute.
  */
 
 interface DaySettles {
@@ -22,11 +23,19 @@ interface DaySettles {
 
 /** Answers by market and date ('' = latest), for the page's life. */
 const answers = new Map<string, Promise<DaySettles>>();
+/**
+ * Which day is the latest closed one moves on (each evening; every few minutes in the demo's
+ * replay), so that answer is asked again after this long; a named day's is kept.
+ */
+const LATEST_KEPT_MS = 60_000;
+const latestAskedAt = new Map<string, number>();
 
 function settlesOf(context: ViewContext, market: Region['market'], date: string): Promise<DaySettles> {
   const key = `${market}/${date}`;
+  if (date === '' && performance.now() - (latestAskedAt.get(key) ?? 0) > LATEST_KEPT_MS) answers.delete(key);
   let answer = answers.get(key);
   if (answer === undefined) {
+    if (date === '') latestAskedAt.set(key, performance.now());
     answer = context.api.data({ futures: market, ...(date === '' ? {} : { date }) }).then((response) => ({
       date: response.date,
       settles: new Map(response.data.filter((row) => row.settle !== '').map((row) => [row.code, row.settle])),
@@ -83,6 +92,7 @@ export const curvesView: View = {
     );
     let chart: ReturnType<typeof createChart> | undefined;
     context.signal.addEventListener('abort', () => chart?.destroy(), { once: true });
+    let shownLatest = '';
 
     const draw = async () => {
       const region = REGIONS.find((candidate) => candidate.id === regionSelect.value) ?? REGIONS[0];
@@ -91,6 +101,7 @@ export const curvesView: View = {
       context.status('loading settlements…');
       const latest = await settlesOf(context, region.market, '');
       if (context.signal.aborted) return;
+      shownLatest = latest.date;
       if (chosenPast === '') chosenPast = addDays(latest.date, -7);
       // The latest curve at once; the earlier day's overlay when it arrives.
       const show = (past: DaySettles | undefined) => {
@@ -120,6 +131,17 @@ export const curvesView: View = {
       redraw();
     });
     redraw();
+    // A page left open follows the latest closed day when it moves on (one request a minute).
+    const watch = setInterval(() => {
+      const region = REGIONS.find((candidate) => candidate.id === regionSelect.value);
+      if (region === undefined) return;
+      settlesOf(context, region.market, '')
+        .then((latest) => {
+          if (!context.signal.aborted && shownLatest !== '' && latest.date !== shownLatest) redraw();
+        })
+        .catch(() => undefined);
+    }, LATEST_KEPT_MS);
+    context.signal.addEventListener('abort', () => clearInterval(watch), { once: true });
   },
 };
 
