@@ -127,7 +127,14 @@ export const curvesView: View = {
     regionSelect.addEventListener('change', redraw);
     pastInput.addEventListener('change', () => {
       if (pastInput.value === '') return;
-      chosenPast = fromInputDate(pastInput.value);
+      const chosen = fromInputDate(pastInput.value);
+      // A later day has no settlements to compare yet (the live day's are not out).
+      if (shownLatest !== '' && chosen >= shownLatest) {
+        context.status(`compare with a day before ${shownLatest}, the latest closed day`);
+        pastInput.value = toInputDate(chosenPast);
+        return;
+      }
+      chosenPast = chosen;
       redraw();
     });
     redraw();

@@ -218,7 +218,14 @@ function intradayOptions(code: string): Omit<uPlot.Options, 'width' | 'height'> 
   return {
     title: code,
     tzDate: exchangeTime,
-    scales: { x: { time: true } },
+    scales: {
+      x: {
+        time: true,
+        // At least ten minutes wide: a day's first event alone would otherwise get an axis of
+        // seconds, every label the same minute.
+        range: (_plot, min, max) => (max - min >= 600 ? [min, max] : [min - 300, max + 300]),
+      },
+    },
     axes: [clockAxis, { label: 'price', size: 60 }],
     series: [
       {
