@@ -180,6 +180,36 @@ describe.skipIf(!NATS_URL)('the feed through NATS JetStream into a store', () =>
     }
   });
 
+  it('creates its durable again when it is deleted while it runs, and goes on storing', async () => {
+    const stream = newStream();
+    const events = publishable();
+    const half = Math.floor(events.length / 2);
+    await publishFeed({ url, stream }, events.slice(0, half));
+    const store = openSqliteStore(':memory:');
+    const log: string[] = [];
+    const controller = new AbortController();
+    const run = runNatsIngest(store.writer, {
+      url,
+      stream,
+      durable: 'worker',
+      log: (line) => log.push(line),
+      signal: controller.signal,
+    });
+    try {
+      await until(async () => (await exportOf(store)).length === half, 'the first half stored');
+      const jsm = await jetstreamManager(nc);
+      await jsm.consumers.delete(stream, 'worker');
+      await publishFeed({ url, stream }, events.slice(half));
+      await until(async () => (await exportOf(store)).length === DAY.length, 'the second half stored');
+      expect(await exportOf(store)).toEqual(clean);
+      expect(log.filter((line) => line.startsWith('durable consumer worker lost'))).toHaveLength(1);
+    } finally {
+      controller.abort();
+      await run;
+      await store.close();
+    }
+  });
+
   it('terminates an invalid message and one contradicting a stored event, each with one log line, and stores the rest', async () => {
     const stream = newStream();
     const js = jetstream(nc);

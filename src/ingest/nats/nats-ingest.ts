@@ -90,10 +90,43 @@ export async function runNatsIngest(writer: MarketWriter, options: NatsIngestOpt
     if ((await ensureFeedStream(jsm, options.stream, options.retention)) === 'created') {
       options.log(`created stream ${options.stream} (subjects ${options.stream}.>)`);
     }
-    await ensureConsumer(jsm, options, durable, batchSize);
-    const consumer = await jetstream(nc).consumers.get(options.stream, durable);
     const batcher = new Batcher(batchSize, batchWaitMs);
-    messages = await consumer.consume({ max_messages: batchSize, callback: (m) => batcher.push(m) });
+    const js = jetstream(nc);
+    /**
+     * Consumes into the batcher. A durable deleted under the worker (by an operator, a stream
+     * purge tool) ends the consumption with an error instead of leaving it waiting for messages
+     * that no consumer delivers any more: the durable is then created again, from the stream's
+     * first message, as at a start (the store skips what it holds).
+     */
+    const consume = async (): Promise<void> => {
+      await ensureConsumer(jsm, options, durable, batchSize);
+      const consumer = await js.consumers.get(options.stream, durable);
+      const current = await consumer.consume({
+        max_messages: batchSize,
+        abort_on_missing_resource: true,
+        callback: (m) => batcher.push(m),
+      });
+      messages = current;
+      void current.closed().then((error) => {
+        if (!error || options.signal.aborted) return;
+        options.log(`durable consumer ${durable} lost (${describe(error)}); creating it again`);
+        void consumeAgain();
+      });
+    };
+    const consumeAgain = async (): Promise<void> => {
+      while (!options.signal.aborted) {
+        try {
+          await consume();
+          return;
+        } catch (error) {
+          options.log(
+            `could not create durable consumer ${durable} (${describe(error)}); retrying in ${STORE_RETRY_MS} ms`,
+          );
+          await new Promise((resolve) => setTimeout(resolve, STORE_RETRY_MS));
+        }
+      }
+    };
+    await consume();
     const stop = () => batcher.close();
     options.signal.addEventListener('abort', stop, { once: true });
     if (options.signal.aborted) stop();
