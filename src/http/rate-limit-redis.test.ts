@@ -154,6 +154,34 @@ describe.skipIf(!REDIS_URL)('rate limits shared in Redis', () => {
     expect(log.filter((line) => line.includes('Redis unreachable'))).toHaveLength(1);
   });
 
+  it('pays for a Redis that stops answering once a second, not on every request, and says when it answers again', async () => {
+    const proxy = await startTcpProxy({ host: url.hostname, port: Number(url.port || 6379) });
+    const log: string[] = [];
+    const harness = await replica(`redis://127.0.0.1:${proxy.port}`, 'allow', log);
+    // Both windows limited: each is a command of its own.
+    const key = await sharedKey([harness], { perSecond: 1000, perMinute: 100_000 });
+    await connected(harness, key);
+    const logged = log.length;
+    proxy.freeze();
+    const times: number[] = [];
+    for (let i = 0; i < 20; i += 1) {
+      const started = performance.now();
+      expect((await harness.get(URL, { key })).statusCode).toBe(200);
+      times.push(performance.now() - started);
+    }
+    // The first request waits for the timeout (250 ms a command); within the next second the rest skip Redis.
+    expect(times.filter((ms) => ms >= 200).length).toBeLessThanOrEqual(2);
+    expect(log.slice(logged)).toEqual([
+      'rate limits: Redis unreachable (Command timed out); counting in this process alone until it is back',
+    ]);
+    proxy.thaw();
+    await until(async () => {
+      await harness.get(URL, { key });
+      return log.slice(logged).some((line) => line.includes('Redis reachable again'));
+    }, 'the answer after the thaw');
+    await proxy.close();
+  });
+
   it.each(['allow', 'refuse'] as const)(
     'follows its policy when Redis is lost mid-run and shares counters again once it is back (%s)',
     async (policy) => {

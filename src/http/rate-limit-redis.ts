@@ -38,6 +38,9 @@ export interface RedisRateLimitStore {
 const COMMAND_TIMEOUT_MS = 250;
 /** Retry-After of a refusal: ioredis reconnects within about this. */
 const RETRY_AFTER_SECONDS = 1;
+/** While Redis does not answer, it is asked again (one request's command) this often. */
+const PROBE_EVERY_MS = 1000;
+const SKIPPED = new Error('skipped while Redis does not answer');
 
 export function createRedisRateLimitStore(options: RedisRateLimitOptions): RedisRateLimitStore {
   const client = new Redis(options.url, {
@@ -49,18 +52,30 @@ export function createRedisRateLimitStore(options: RedisRateLimitOptions): Redis
     retryStrategy: (attempt) => Math.min(attempt * 100, 1000),
   });
   let lost = false;
+  let lastFailure = 0;
   const reportLost = (reason: string) => {
+    lastFailure = performance.now();
     if (lost) return;
     lost = true;
     options.log(
       `rate limits: Redis unreachable (${reason}); ${options.unavailable === 'allow' ? 'counting in this process alone' : 'refusing limited requests with 503'} until it is back`,
     );
   };
-  client.on('error', (error: Error) => reportLost(error.message));
-  client.on('ready', () => {
-    if (lost) options.log('rate limits: Redis reachable again, counters shared');
+  // Back when the connection is (re)made, or when a command answers again: a Redis that only
+  // stopped answering keeps its connection, so no 'ready' follows it.
+  const reportBack = () => {
+    if (!lost) return;
     lost = false;
-  });
+    options.log('rate limits: Redis reachable again, counters shared');
+  };
+  client.on('error', (error: Error) => reportLost(error.message));
+  client.on('ready', reportBack);
+  /**
+   * A Redis that stopped answering holds each command for the whole timeout. Once one has timed
+   * out, the others skip it for PROBE_EVERY_MS: a request pays the timeout at most once in that
+   * time (one probe), not once per window on every request.
+   */
+  const skipRedis = () => lost && performance.now() - lastFailure < PROBE_EVERY_MS;
 
   const factory: RateLimitStoreFactory = (window) => {
     const shared = new RateLimiterRedis({
@@ -75,10 +90,13 @@ export function createRedisRateLimitStore(options: RedisRateLimitOptions): Redis
     return {
       async consume(key): Promise<WindowCount> {
         try {
+          if (skipRedis()) throw SKIPPED;
           const result = await shared.consume(key);
+          reportBack();
           return { consumedPoints: result.consumedPoints, msBeforeNext: result.msBeforeNext };
         } catch (error) {
-          reportLost(error instanceof Error ? error.message : 'not connected');
+          // A skipped command is not a new failure: the next probe is still due on time.
+          if (error !== SKIPPED) reportLost(error instanceof Error ? error.message : 'not connected');
           if (options.unavailable === 'allow') {
             const count = await local.consume(key);
             return { consumedPoints: count.consumedPoints, msBeforeNext: count.msBeforeNext, fallback: true };
