@@ -23,9 +23,9 @@ function gridquote(args: string[], stdin = '') {
   });
 }
 
-/** The seed arguments the determinism test repeats: two days to 20250221, seed 3. */
-function seedArgs(file: string): string[] {
-  return ['seed', '--db', path(file), '--days', '2', '--until', '20250221', '--seed', '3'];
+/** The seed arguments the determinism test repeats (two days to 20250221, seed 3), or others. */
+function seedArgs(file: string, { days = 2, until = '20250221', seed = 3 } = {}): string[] {
+  return ['seed', '--db', path(file), '--days', String(days), '--until', until, '--seed', String(seed)];
 }
 
 describe('gridquote CLI', () => {
@@ -46,46 +46,16 @@ describe('gridquote CLI', () => {
     expect(again.stderr).toMatch(/, 0 events added, \d+ already stored\n$/);
     expect((await gridquote(['export', '--db', path('a.db')])).stdout).toBe(exportA.stdout);
 
-    const other = await gridquote([
-      'seed',
-      '--db',
-      path('a.db'),
-      '--days',
-      '2',
-      '--until',
-      '20250221',
-      '--seed',
-      '4',
-    ]);
+    const other = await gridquote(seedArgs('a.db', { seed: 4 }));
     expectOneLineError(
       other,
       /^gridquote: the store already holds other events for 20250220 \(event 20250220\/1 differs\): it was seeded with other --days, --until or --seed.*a longer history must start on the same first day.* 0 events of earlier days were added\.\n$/,
     );
     // A window moved on by a day (the default --until on a later day) differs from its first day on.
-    const moved = await gridquote([
-      'seed',
-      '--db',
-      path('a.db'),
-      '--days',
-      '2',
-      '--until',
-      '20250224',
-      '--seed',
-      '3',
-    ]);
+    const moved = await gridquote(seedArgs('a.db', { until: '20250224' }));
     expectOneLineError(moved, /^gridquote: the store already holds other events for 20250221 /);
     // The same first day and seed, more days: the stored ones are kept, the new one added.
-    const longer = await gridquote([
-      'seed',
-      '--db',
-      path('a.db'),
-      '--days',
-      '3',
-      '--until',
-      '20250224',
-      '--seed',
-      '3',
-    ]);
+    const longer = await gridquote(seedArgs('a.db', { days: 3, until: '20250224' }));
     expect(longer.stderr).toMatch(/3 trading days 20250220\.\.20250224 \(seed 3\), [1-9]\d* events added/);
   });
 

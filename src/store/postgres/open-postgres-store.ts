@@ -251,12 +251,17 @@ async function requireWritable(client: pg.Client, url: string): Promise<void> {
   );
 }
 
-/** Where the store was looked for, so that a wrong or missing schema is named, not just the database. */
-async function noStore(client: pg.Client, url: string): Promise<StoreOpenError> {
+/** The schema tables go to (null: the search_path names none that exists) and the search_path itself. */
+async function searchPathOf(client: pg.Client): Promise<{ schema: string | null; path: string } | undefined> {
   const result = await client.query<{ schema: string | null; path: string }>(
     "SELECT current_schema() AS schema, current_setting('search_path') AS path",
   );
-  const row = result.rows[0];
+  return result.rows[0];
+}
+
+/** Where the store was looked for, so that a wrong or missing schema is named, not just the database. */
+async function noStore(client: pg.Client, url: string): Promise<StoreOpenError> {
+  const row = await searchPathOf(client);
   if (row !== undefined && row.schema === null) {
     return new StoreOpenError(
       `no store at ${describe(url)}: its search_path (${row.path}) names no schema that exists; create the schema (CREATE SCHEMA name), then the store with gridquote seed, ingest or migrate`,
@@ -273,10 +278,7 @@ async function noStore(client: pg.Client, url: string): Promise<StoreOpenError> 
  * selected to create in") does not say what to do.
  */
 async function requireSchema(client: pg.Client, url: string): Promise<void> {
-  const result = await client.query<{ schema: string | null; path: string }>(
-    "SELECT current_schema() AS schema, current_setting('search_path') AS path",
-  );
-  const row = result.rows[0];
+  const row = await searchPathOf(client);
   if (row === undefined || row.schema !== null) return;
   throw new StoreOpenError(
     `no schema at ${describe(url)} to create the store in: its search_path (${row.path}) names none that exists; create it first (CREATE SCHEMA name)`,
