@@ -13,6 +13,7 @@ import { exampleValuesSource } from './examples.js';
 import { FastLane } from './fast-lane.js';
 import { guardStore } from './guard-store.js';
 import { registerHealth } from './health.js';
+import { hostProblem } from './host-header.js';
 import { DrainingServer } from './http-server.js';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits, urlTooLong } from './limits.js';
 import { batchedStdout } from './log-destination.js';
@@ -265,13 +266,12 @@ export function buildApp(options: AppOptions): FastifyInstance {
   // One hook for what every request meets first (each hook costs a turn of Fastify's runner).
   app.addHook('onRequest', (request, reply, done) => {
     reply.headers(COMMON_HEADERS).header('x-request-id', request.id);
-    // Node would answer this itself, bare (http-server.ts turns that off): answered here, it is
-    // a problem with its request id, logged and counted like any other answer.
-    if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
-      sendProblem(reply.header('connection', 'close'), {
-        code: 'bad-request',
-        detail: 'an HTTP/1.1 request must carry a Host header (RFC 9112, section 3.2)',
-      });
+    // A missing Host Node would answer itself, bare (http-server.ts turns that off); a repeated or
+    // invalid one it would let through. Answered here, each is a problem with its request id,
+    // logged and counted like any other answer.
+    const badHost = hostProblem(request.raw);
+    if (badHost !== undefined) {
+      sendProblem(reply.header('connection', 'close'), { code: 'bad-request', detail: badHost });
       return;
     }
     const tooLong = urlTooLong(request.url, maxUrlBytes);

@@ -138,6 +138,19 @@ describe('an HTTP/1.1 request without Host', () => {
     expect(await counted(400, 'epi')).toBe(before + 1);
   });
 
+  it.each([
+    ['two Host lines', 'Host: a.example\r\nHost: b.example', /one Host header, not 2/],
+    ['a Host that is not a host', 'Host: a.example/evil', /must be a host name or address/],
+  ])('nor with %s: a 400 problem, logged and counted', async (_name, host, detail) => {
+    const before = await counted(400, 'epi');
+    const answer = await exchange(`GET /api/epi HTTP/1.1\r\n${host}\r\n\r\n`);
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    expect(header(answer, 'connection')).toBe('close');
+    expect(body(answer)).toMatchObject({ status: 400, detail: expect.stringMatching(detail) });
+    expect(await requestLine(400)).toMatchObject({ reqId: header(answer, 'x-request-id'), url: '/api/epi' });
+    expect(await counted(400, 'epi')).toBe(before + 1);
+  });
+
   it('is not needed by HTTP/1.0, which has no Host rule', async () => {
     const answer = await exchange('GET /healthz HTTP/1.0\r\n\r\n');
     expect(answer).toMatch(/^HTTP\/1\.1 200 /);

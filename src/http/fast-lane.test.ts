@@ -1,4 +1,5 @@
 import { Agent, request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { everyOperation } from '../../test/every-operation.js';
@@ -276,6 +277,27 @@ describe('the fast lane', () => {
     } finally {
       agent.destroy();
     }
+  });
+
+  it('leaves a repeated or invalid Host to the framework, which refuses it', async () => {
+    const path = `/api/epi?date=${dates[0]}`;
+    await compare(path, bearer(keys.historical));
+    const before = await laneAnswers();
+    const { port } = new URL(lane.base);
+    for (const host of ['Host: a.example\r\nHost: b.example', 'Host: a.example@b.example']) {
+      const answer = await new Promise<string>((resolve, reject) => {
+        const socket = connect(Number(port), '127.0.0.1');
+        let text = '';
+        socket.on('data', (chunk) => {
+          text += String(chunk);
+        });
+        socket.on('close', () => resolve(text));
+        socket.on('error', reject);
+        socket.write(`GET ${path} HTTP/1.1\r\n${host}\r\nAuthorization: Bearer ${keys.historical}\r\n\r\n`);
+      });
+      expect(answer).toMatch(/^HTTP\/1\.1 400 [\s\S]*application\/problem\+json/);
+    }
+    expect(await laneAnswers()).toBe(before);
   });
 
   it('writes the same request line as the framework', async () => {

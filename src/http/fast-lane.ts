@@ -5,6 +5,7 @@ import type { ApiKeyRecord } from '../store/store.js';
 import { cacheKey, currentAnswer, validatorsOf } from './answer.js';
 import { authenticate } from './auth.js';
 import { ConnectionKeys } from './connection-keys.js';
+import { hostProblem } from './host-header.js';
 import { CONTENT_TYPES, negotiate } from './negotiation.js';
 import type { Observability, RequestObserver } from './observability.js';
 import type { RouteDependencies } from './operation.js';
@@ -107,8 +108,8 @@ export class FastLane {
     const { method, url, headers } = request;
     if ((method !== 'GET' && method !== 'HEAD') || url === undefined) return undefined;
     if (url.length > this.options.maxUrlBytes) return undefined;
-    // Fastify's route answers these: a missing Host (400), CORS, a body it refuses to read.
-    if (headers.host === undefined && request.httpVersion === '1.1') return undefined;
+    // Fastify's route answers these: a missing, repeated or invalid Host (400), CORS, a body it refuses to read.
+    if (hostProblem(request) !== undefined) return undefined;
     if (headers.origin !== undefined || headers['transfer-encoding'] !== undefined) return undefined;
     if (headers['content-length'] !== undefined && headers['content-length'] !== '0') return undefined;
     if (headers.authorization === undefined) return undefined;
