@@ -13,7 +13,6 @@ import { exampleValuesSource } from './examples.js';
 import { FastLane } from './fast-lane.js';
 import { guardStore } from './guard-store.js';
 import { registerHealth } from './health.js';
-import { hostProblem } from './host-header.js';
 import { DrainingServer } from './http-server.js';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits, urlTooLong } from './limits.js';
 import { batchedStdout } from './log-destination.js';
@@ -32,6 +31,7 @@ import {
 import { createRateLimiter, type RateLimitOptions, type RateLimitStoreFactory } from './rate-limit.js';
 import { registerDocumentation } from './reference-page.js';
 import { problemOf, sendProblem } from './reply.js';
+import { expectationProblem, hostProblem } from './request-head.js';
 import { newRequestId } from './request-id.js';
 import { lazyRequestLogger } from './request-logger.js';
 import { dataRoute } from './routes/data.js';
@@ -272,6 +272,11 @@ export function buildApp(options: AppOptions): FastifyInstance {
     const badHost = hostProblem(request.raw);
     if (badHost !== undefined) {
       sendProblem(reply.header('connection', 'close'), { code: 'bad-request', detail: badHost });
+      return;
+    }
+    const unmet = expectationProblem(request.raw);
+    if (unmet !== undefined) {
+      sendProblem(reply, { code: 'expectation-failed', detail: unmet });
       return;
     }
     const tooLong = urlTooLong(request.url, maxUrlBytes);

@@ -120,6 +120,31 @@ describe('answers written before a request is parsed', () => {
   });
 });
 
+describe('an expectation', () => {
+  it('other than 100-continue is a 417 problem with a request id, logged and counted', async () => {
+    const before = await counted(417, 'epi');
+    const answer = await exchange(
+      'GET /api/epi HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\nConnection: close\r\n\r\n',
+    );
+    expect(answer).toMatch(/^HTTP\/1\.1 417 /);
+    expect(header(answer, 'content-type')).toMatch(/^application\/problem\+json/);
+    expect(body(answer)).toMatchObject({
+      type: 'tag:gridquote,2025:problems/expectation-failed',
+      status: 417,
+      detail: 'the only expectation this server meets is Expect: 100-continue',
+    });
+    expect(await requestLine(417)).toMatchObject({ reqId: header(answer, 'x-request-id'), url: '/api/epi' });
+    expect(await counted(417, 'epi')).toBe(before + 1);
+  });
+
+  it('of 100-continue is met, and the request answered', async () => {
+    const answer = await exchange(
+      'GET /healthz HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n',
+    );
+    expect(answer).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 /);
+  });
+});
+
 describe('an HTTP/1.1 request without Host', () => {
   it('is a 400 problem with a request id, logged and counted, and the connection closes', async () => {
     const before = await counted(400, 'epi');

@@ -5,13 +5,13 @@ import type { ApiKeyRecord } from '../store/store.js';
 import { cacheKey, currentAnswer, validatorsOf } from './answer.js';
 import { authenticate } from './auth.js';
 import { ConnectionKeys } from './connection-keys.js';
-import { hostProblem } from './host-header.js';
 import { CONTENT_TYPES, negotiate } from './negotiation.js';
 import type { Observability, RequestObserver } from './observability.js';
 import type { RouteDependencies } from './operation.js';
 import type { ParamDefs, ReadParams } from './params.js';
 import type { Admission, RateLimiter } from './rate-limit.js';
 import type { RememberedParams } from './remembered-params.js';
+import { hostProblem } from './request-head.js';
 import { newRequestId } from './request-id.js';
 import { endTogether } from './sent-together.js';
 
@@ -111,6 +111,8 @@ export class FastLane {
     // Fastify's route answers these: a missing, repeated or invalid Host (400), CORS, a body it refuses to read.
     if (hostProblem(request) !== undefined) return undefined;
     if (headers.origin !== undefined || headers['transfer-encoding'] !== undefined) return undefined;
+    // An expectation: met by Node (100-continue) or refused by the route (417); rare either way.
+    if (headers.expect !== undefined) return undefined;
     if (headers['content-length'] !== undefined && headers['content-length'] !== '0') return undefined;
     if (headers.authorization === undefined) return undefined;
     const mark = url.indexOf('?');

@@ -80,6 +80,11 @@ export class DrainingServer extends Server {
         handler(request, response);
       },
     );
+    // Node answers an expectation other than 100-continue with a bare 417 of its own unless
+    // asked: the app answers it as a problem instead (request-head.ts), logged and counted.
+    this.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) =>
+      this.emit('request', request, response),
+    );
     const latest = this.#latest;
     // 'close' follows 'finish' (the response's last byte is with the kernel) or a lost connection.
     this.#forgetClosed = function forgetClosed(this: ServerResponse) {

@@ -16,6 +16,7 @@ export type ProblemCode =
   | 'uri-too-long'
   | 'payload-too-large'
   | 'unsupported-media-type'
+  | 'expectation-failed'
   | 'header-fields-too-large'
   | 'rate-limited'
   | 'store-unavailable'
@@ -43,6 +44,7 @@ export const PROBLEMS: Readonly<Record<ProblemCode, ProblemKind>> = {
   'payload-too-large': { status: 413, title: 'Request body too large' },
   'uri-too-long': { status: 414, title: 'URI too long' },
   'unsupported-media-type': { status: 415, title: 'Unsupported media type' },
+  'expectation-failed': { status: 417, title: 'Expectation failed' },
   // The two stream codes travel in an `event: error` of a started stream (http/stream/): the
   // status is the problem's kind, not the response's (which was already 200).
   'event-id-unavailable': { status: 410, title: 'Event id not available' },

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { hostProblem } from './host-header.js';
+import { expectationProblem, hostProblem } from './request-head.js';
 
 function request(rawHeaders: string[], httpVersion = '1.1'): IncomingMessage {
   const headers: Record<string, string> = {};
@@ -42,5 +42,21 @@ describe('hostProblem', () => {
     expect(hostProblem(request([]))).toMatch(/must carry a Host header/);
     expect(hostProblem(request([], '1.0'))).toBeUndefined();
     expect(hostProblem(request(['Host', 'a', 'Host', 'b'], '1.0'))).toMatch(/not 2/);
+  });
+});
+
+describe('expectationProblem', () => {
+  it('leaves 100-continue to Node, which meets it, and any expectation of HTTP/1.0 alone', () => {
+    for (const value of ['100-continue', '100-Continue', ' 100-continue ']) {
+      expect(expectationProblem(request(['Expect', value]))).toBeUndefined();
+    }
+    expect(expectationProblem(request(['Expect', 'fly'], '1.0'))).toBeUndefined();
+    expect(expectationProblem(request(['Host', 'a']))).toBeUndefined();
+  });
+
+  it('refuses any other expectation', () => {
+    expect(expectationProblem(request(['Expect', '200-ok']))).toBe(
+      'the only expectation this server meets is Expect: 100-continue',
+    );
   });
 });
