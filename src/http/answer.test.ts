@@ -108,7 +108,7 @@ describe('caching', () => {
       expect(response.headers.etag).toBe(etag);
       expect(response.headers['cache-control']).toBe(PAST_DAY_CACHE_CONTROL);
       expect(response.headers['content-length']).toBeUndefined();
-      expect(response.headers.vary).toBe('Accept, Accept-Encoding');
+      expect(response.headers.vary).toBe('Accept, Accept-Encoding, Authorization');
     }
     for (const header of ['"nope"', `"${etag}"`, etag.slice(1, -1), 'W/"x", "y"']) {
       expect((await get(PAST, { 'if-none-match': header })).statusCode, header).toBe(200);
@@ -246,7 +246,7 @@ describe('compression', () => {
     ] as const) {
       const first = ok(await get(PAST, { 'accept-encoding': encoding }));
       expect(first.headers['content-encoding']).toBe(encoding);
-      expect(first.headers.vary).toBe('Accept, Accept-Encoding');
+      expect(first.headers.vary).toBe('Accept, Accept-Encoding, Authorization');
       expect(Number(first.headers['content-length'])).toBe(first.rawPayload.length);
       expect(first.rawPayload.length).toBeLessThan(identity.rawPayload.length / 3);
       expect(decode(first.rawPayload).equals(identity.rawPayload)).toBe(true);
@@ -275,7 +275,7 @@ describe('compression', () => {
     const response = ok(await get(SMALL_PAST, { 'accept-encoding': 'gzip, br' }));
     expect(response.rawPayload.length).toBeLessThan(1024);
     expect(response.headers['content-encoding']).toBeUndefined();
-    expect(response.headers.vary).toBe('Accept, Accept-Encoding');
+    expect(response.headers.vary).toBe('Accept, Accept-Encoding, Authorization');
     expect(response.json()).toMatchObject({ date: '20250227' });
   });
 

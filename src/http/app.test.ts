@@ -11,7 +11,7 @@ afterAll(() => api?.close());
 const OPERATIONS = OPERATION_URLS;
 
 describe('every response', () => {
-  it('carries API-Version, X-Request-Id and Vary: Accept, Accept-Encoding, errors included', async () => {
+  it('carries API-Version, X-Request-Id and Vary: Accept, Accept-Encoding, Authorization, errors included', async () => {
     const ids = new Set<string>();
     for (const [url, key] of [
       ['/api/epi', 'historical'],
@@ -21,7 +21,7 @@ describe('every response', () => {
     ] as const) {
       const response = await api.get(url, { key });
       expect(response.headers['api-version']).toBe('1');
-      expect(response.headers.vary).toBe('Accept, Accept-Encoding');
+      expect(response.headers.vary).toBe('Accept, Accept-Encoding, Authorization');
       const id = String(response.headers['x-request-id']);
       expect(id).toMatch(/^[A-Za-z0-9_-]{22}$/);
       ids.add(id);

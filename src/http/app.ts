@@ -134,7 +134,14 @@ export const ROUTES: readonly ListedRoute[] = [
   listRoute(datamineRoute),
 ];
 
-const COMMON_HEADERS = { 'api-version': API_VERSION, vary: 'Accept, Accept-Encoding' } as const;
+/**
+ * An answer depends on its key (its level, its limits, whether it is refused), so a browser's
+ * cache must not give one key's answer to a request made with another (Vary: Authorization).
+ */
+const COMMON_HEADERS = {
+  'api-version': API_VERSION,
+  vary: 'Accept, Accept-Encoding, Authorization',
+} as const;
 const ALLOWED_METHODS = 'GET, HEAD, OPTIONS';
 /**
  * Credentials must never reach a log line, whatever a log call includes: every header that can

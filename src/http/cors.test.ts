@@ -125,7 +125,7 @@ describe('without CORS (the default)', () => {
     expect(response.headers['access-control-allow-origin']).toBeUndefined();
     const answer = await api.get('/api/epi', { headers: { origin: DASHBOARD } });
     expect(answer.headers['access-control-allow-origin']).toBeUndefined();
-    expect(answer.headers.vary).toBe('Accept, Accept-Encoding');
+    expect(answer.headers.vary).toBe('Accept, Accept-Encoding, Authorization');
   });
 
   it('still refuses OPTIONS of an unknown path with a 404', async () => {
