@@ -71,6 +71,19 @@ describe('the OpenAPI document', () => {
     expect(JSON.parse(gunzipSync(zipped.rawPayload).toString())).toEqual(response.json());
   });
 
+  it('carries an ETag that a revalidation answers with 304 until the document changes', async () => {
+    const response = await api.get(OPENAPI_PATH, { key: null });
+    const etag = response.headers.etag as string;
+    expect(etag).toMatch(/^"[A-Za-z0-9_-]{16}"$/);
+    const again = await api.get(OPENAPI_PATH, { key: null, headers: { 'if-none-match': etag } });
+    expect(again.statusCode).toBe(304);
+    expect(again.body).toBe('');
+    expect(again.headers.etag).toBe(etag);
+    const other = await api.get(OPENAPI_PATH, { key: null, headers: { 'if-none-match': '"other"' } });
+    expect(other.statusCode).toBe(200);
+    expect(other.headers.etag).toBe(etag);
+  });
+
   it('is a valid OpenAPI 3.1 document, served and static (without a store)', async () => {
     for (const candidate of [document, buildOpenApiDocument(ROUTES)]) {
       const validator = new Validator();
@@ -243,14 +256,22 @@ describe('the examples on a freshly seeded demo store', () => {
   });
 
   it('follows the store: a new day moves the examples', async () => {
-    const before = exampleUrls((await demo.get(OPENAPI_PATH, { key: null })).json() as Document);
+    const first = await demo.get(OPENAPI_PATH, { key: null });
+    const before = exampleUrls(first.json() as Document);
     // The live day closes and the next one opens.
     await ingestEvents(
       demo.store.writer,
       live.filter((event) => event.time >= '113000'),
     );
     await ingestEvents(demo.store.writer, demo.simulator.simulateDay('20261124'));
-    const after = exampleUrls((await demo.get(OPENAPI_PATH, { key: null })).json() as Document);
+    // A page holding the old document revalidates it and gets the new one.
+    const revalidated = await demo.get(OPENAPI_PATH, {
+      key: null,
+      headers: { 'if-none-match': first.headers.etag as string },
+    });
+    expect(revalidated.statusCode).toBe(200);
+    expect(revalidated.headers.etag).not.toBe(first.headers.etag);
+    const after = exampleUrls(revalidated.json() as Document);
     expect(before.join(' ')).not.toContain('20261123&');
     expect(after.join(' ')).toContain('date=20261123');
     for (const url of after) expect((await demo.get(url)).statusCode, url).toBe(200);

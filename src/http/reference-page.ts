@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { digestOf, noneMatchHits } from './etag.js';
 import type { ExampleValues } from './examples.js';
 import { buildOpenApiDocument, type DocumentedOperation, type ExtraPaths, OPENAPI_PATH } from './openapi.js';
 
@@ -102,9 +103,14 @@ function asset(file: string): Asset {
   return found;
 }
 
-function documentAsset(document: object): Asset {
+interface DocumentAsset extends Asset {
+  /** Strong: the coded and the plain document are told apart by Content-Encoding and Vary. */
+  readonly etag: string;
+}
+
+function documentAsset(document: object): DocumentAsset {
   const body = Buffer.from(JSON.stringify(document));
-  return { body, gzip: gzipSync(body) };
+  return { body, gzip: gzipSync(body), etag: `"${digestOf(body)}"` };
 }
 
 function acceptsGzip(request: FastifyRequest): boolean {
@@ -128,8 +134,8 @@ export function registerDocumentation(
   examples: () => Promise<ExampleValues | undefined>,
   extra?: ExtraPaths,
 ): string[] {
-  let built: { readonly values: ExampleValues | undefined; readonly document: Asset } | undefined;
-  const currentDocument = async (): Promise<Asset> => {
+  let built: { readonly values: ExampleValues | undefined; readonly document: DocumentAsset } | undefined;
+  const currentDocument = async (): Promise<DocumentAsset> => {
     const values = await examples();
     if (built === undefined || built.values !== values) {
       built = { values, document: documentAsset(buildOpenApiDocument(operations, values, extra)) };
@@ -138,7 +144,12 @@ export function registerDocumentation(
   };
   app.get(OPENAPI_PATH, async (request, reply) => {
     const document = await currentDocument();
-    reply.header('cache-control', 'no-cache').header('vary', 'Accept, Accept-Encoding');
+    // 150 KB that changes only when the store's latest day moves (its examples): revalidated.
+    reply
+      .header('cache-control', 'no-cache')
+      .header('vary', 'Accept, Accept-Encoding')
+      .header('etag', document.etag);
+    if (noneMatchHits(request.headers['if-none-match'], document.etag)) return reply.code(304).send();
     const type = 'application/json; charset=utf-8';
     if (acceptsGzip(request))
       return sendStatic(reply.header('content-encoding', 'gzip'), type, document.gzip);
