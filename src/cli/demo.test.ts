@@ -109,6 +109,61 @@ describe('demo', () => {
     }
   });
 
+  it('restarted inside the session it stopped in, resumes that day on the real clock: nothing published ahead of it', async () => {
+    // Monday 19 January 2026, 11:00 in Sydney: in session, so the demo runs on the real clock.
+    const time = pinnedTime('2026-01-19T00:00:00Z');
+    const options = { db: join(dir, 'resumed.db'), port: 0, host: '127.0.0.1', days: 2, seed: 5, speed: 60 };
+    const first = await startDemo(io(time.now), options);
+    expect(first.live.position()).toMatchObject({ date: '20260119', mode: 'real-time' });
+    await first.live.tick();
+    await first.stop();
+
+    time.advance(5 * 60_000);
+    const second = await startDemo(io(time.now), options);
+    try {
+      expect(second.live.position()).toMatchObject({ date: '20260119', time: '110500', mode: 'real-time' });
+      const ask = async (path: string) => {
+        const response = await fetch(`${second.server.url}${path}`, {
+          headers: { authorization: `Bearer ${second.keys.historical}` },
+        });
+        expect(response.status).toBe(200);
+        return (await response.json()) as TickerAnswer;
+      };
+      const before = await ask('/api/ticker?futures=au_electricity&date=20260119');
+      expect(before.data.length).toBeGreaterThan(0);
+      expect(before.data.every((row) => row.time <= '20260119110000')).toBe(true);
+      time.advance(10 * 60_000);
+      await second.live.tick();
+      const after = await ask('/api/ticker?futures=au_electricity&date=20260119');
+      expect(after.data.length).toBeGreaterThan(before.data.length);
+      // Released up to the clock, and no further: no settlement (16:00) in the middle of the session.
+      expect(after.data.every((row) => row.time <= '20260119111500')).toBe(true);
+      expect((await ask('/api/ticker?futures=au_electricity&date=20260119&type=settle')).data).toEqual([]);
+    } finally {
+      await second.stop();
+    }
+  });
+
+  it('restarted in the session of a day an earlier replay stored ahead of the clock, completes it and goes on', async () => {
+    // Monday 19 January 2026, 08:00 in Sydney: before the session, so Monday is replayed at 60x.
+    const time = pinnedTime('2026-01-18T21:00:00Z');
+    const options = { db: join(dir, 'ahead.db'), port: 0, host: '127.0.0.1', days: 2, seed: 5, speed: 60 };
+    const first = await startDemo(io(time.now), options);
+    expect(first.live.position()).toMatchObject({ date: '20260119', mode: 'replay' });
+    time.advance(5 * 60_000); // five virtual hours: Monday stored up to about 15:00
+    await first.live.tick();
+    await first.stop();
+
+    time.advance(3 * 3_600_000); // 11:05 on Monday, in session
+    const second = await startDemo(io(time.now), options);
+    try {
+      // Monday's stored events run past 11:05: the day cannot be lived again, so it is completed.
+      expect(second.live.position()).toMatchObject({ date: '20260120', mode: 'replay' });
+    } finally {
+      await second.stop();
+    }
+  });
+
   it('seeds a new database, prints working keys of both levels, and keeps the market moving', async () => {
     const db = join(dir, 'nested', 'demo.db');
     // Time flows from a Saturday afternoon in Sydney, whatever the real hour: a replayed day.

@@ -3,6 +3,8 @@ import { dirname } from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
 import { loadConfig, storeLocation } from '../config.js';
 import { lastCompletedTradingDay, nextTradingDay } from '../domain/calendar.js';
+import { sydneyClock } from '../domain/dates.js';
+import { MARKET_CODES } from '../domain/markets.js';
 import type { FeedEvent } from '../feed/events.js';
 import { createSimulator, type Simulator } from '../feed/simulator/simulator.js';
 import { dashboardBuild } from '../http/dashboard.js';
@@ -10,7 +12,7 @@ import type { HttpLimits } from '../http/limits.js';
 import { ingestEvents } from '../ingest/ingest-events.js';
 import { type IngestThread, type StoredBatch, startIngestThread } from '../ingest/ingest-thread.js';
 import { type LiveExchange, startLiveExchange } from '../ingest/live-exchange.js';
-import { createSimulatedClock, type SimulatedClock } from '../ingest/simulated-clock.js';
+import { createSimulatedClock, runsInRealTime, type SimulatedClock } from '../ingest/simulated-clock.js';
 import { describeLocation, sqlitePath, storeKind } from '../store/open-store.js';
 import type { MarketStore } from '../store/store.js';
 import { CliError, type CliIo, PROCESS_IO, storeOption, withStore } from './cli-io.js';
@@ -157,7 +159,10 @@ function storeBatch(
   };
 }
 
-/** Continues the stored history live from the next trading day (completeLatestDay). */
+/**
+ * Continues the stored history live: from the next trading day (completeLatestDay), or, when an
+ * earlier run stopped inside today's session, from where it stopped, on the real clock.
+ */
 async function startLive(
   io: CliIo,
   store: MarketStore,
@@ -165,10 +170,17 @@ async function startLive(
   options: DemoOptions,
   ingest: (events: FeedEvent[]) => Promise<StoredBatch>,
 ): Promise<LiveExchange> {
-  const { simulator, latest } = await completeLatestDay(store, options);
+  const { simulator, latest, resumed } = await completeLatestDay(store, { ...options, liveAt: io.now() });
+  let resumedDay = resumed;
   return startLiveExchange({
-    firstDate: nextTradingDay(latest),
-    simulateDay: (date) => simulator.simulateDay(date),
+    firstDate: resumed === undefined ? nextTradingDay(latest) : latest,
+    simulateDay: (date) => {
+      // The resumed day was simulated already (the simulator moves on a day per call): its events,
+      // the stored ones among them skipped by the ingest as it meets them again.
+      const events = resumedDay ?? simulator.simulateDay(date);
+      resumedDay = undefined;
+      return events;
+    },
     ingest,
     clock,
     ...(options.tickMs === undefined ? {} : { tickMs: options.tickMs }),
@@ -209,11 +221,17 @@ export async function seedIfEmpty(
  * Replays the simulator over the stored days to restore its state (curves, open interest) and
  * completes the latest stored day if an earlier run stopped inside it: the simulator is then
  * ready to produce the next trading day. The demo and `gridquote cluster` continue from there.
+ *
+ * With `liveAt` (the demo: the real time now), a latest day that is that day's session on the
+ * real clock, and that an earlier run stored no further than now, is not completed: it is
+ * `resumed`, its whole event list returned for the live exchange to release as the clock passes
+ * each event. Completing it would publish the rest of a session still trading, settlements
+ * included, hours early.
  */
 export async function completeLatestDay(
   store: MarketStore,
-  options: { readonly db: string; readonly seed: number },
-): Promise<{ simulator: Simulator; first: string; latest: string }> {
+  options: { readonly db: string; readonly seed: number; readonly liveAt?: Date },
+): Promise<{ simulator: Simulator; first: string; latest: string; resumed?: FeedEvent[] }> {
   const dates = await store.reader.dates();
   const first = dates[0];
   const latest = dates.at(-1);
@@ -221,8 +239,13 @@ export async function completeLatestDay(
     throw new CliError(`${describeLocation(options.db)} holds no market data to continue from`);
   const simulator = createSimulator({ seed: options.seed });
   for (const date of dates.slice(0, -1)) simulator.simulateDay(date);
+  const events = simulator.simulateDay(latest);
+  const { liveAt } = options;
+  if (liveAt !== undefined && (await storedUpTo(store, latest, liveAt))) {
+    return { simulator, first, latest, resumed: events };
+  }
   try {
-    await ingestEvents(store.writer, simulator.simulateDay(latest));
+    await ingestEvents(store.writer, events);
   } catch (error) {
     throw new CliError(
       `${describeLocation(options.db)} was not made by the demo with seed ${options.seed} (${String(error instanceof Error ? error.message : error)}); ` +
@@ -230,6 +253,17 @@ export async function completeLatestDay(
     );
   }
   return { simulator, first, latest };
+}
+
+/** Whether `date` is the session on the real clock at `real` and the store holds none of it after then. */
+async function storedUpTo(store: MarketStore, date: string, real: Date): Promise<boolean> {
+  if (!runsInRealTime(date, real)) return false;
+  const now = sydneyClock(real).time;
+  for (const market of MARKET_CODES) {
+    const latest = await store.reader.lastUpdate({ date, market });
+    if (latest !== undefined && latest > now) return false;
+  }
+  return true;
 }
 
 export function demoBanner(demo: RunningDemo): string {

@@ -57,9 +57,7 @@ export function createSimulatedClock(options: SimulatedClockOptions): SimulatedC
     },
     startDay(date) {
       const real = realNow();
-      const clock = sydneyClock(real);
-      const inSession = clock.time >= '095900' && clock.time < SESSION_CLOSE;
-      const mode = clock.date === date && inSession ? 'real-time' : 'replay';
+      const mode = runsInRealTime(date, real) ? 'real-time' : 'replay';
       day = { date, mode, startedAtMs: real.getTime() };
       return mode;
     },
@@ -70,6 +68,12 @@ export function createSimulatedClock(options: SimulatedClockOptions): SimulatedC
       return { date: day.date, time, mode: day.mode };
     },
   };
+}
+
+/** Whether a trading day started at `real` runs on the real clock: it is that day's session in Sydney (from the minute before the open). */
+export function runsInRealTime(date: string, real: Date): boolean {
+  const clock = sydneyClock(real);
+  return clock.date === date && clock.time >= '095900' && clock.time < SESSION_CLOSE;
 }
 
 export function toSeconds(time: string): number {
