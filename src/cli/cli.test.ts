@@ -155,6 +155,17 @@ describe('gridquote CLI', () => {
       await gridquote(['seed', '--db', path('h.db'), '--until', '20251131']),
       /--until.*expected a date yyyyMMdd/,
     );
+    // Mon 24 Feb 2025 19:00 in Sydney: that day is over, the next one is not.
+    expectOneLineError(
+      await gridquote(['seed', '--db', path('h.db'), '--days', '1', '--until', '20250225']),
+      /^gridquote: --until 20250225 names a trading day \(20250225\) that is not over yet: the last completed one is 20250224\./,
+    );
+    expectOneLineError(
+      await gridquote(['seed', '--db', path('h.db'), '--days', '2', '--until', '20000104']),
+      /^gridquote: 2 trading days up to 20000104 would start in 1999, and the feed's dates run from 2000/,
+    );
+    // Refused before a store is made.
+    expect(existsSync(path('h.db'))).toBe(false);
     expectOneLineError(
       await gridquote(['export', '--db', path('h.db'), '--date', '2025-02-21']),
       /expected a date/,

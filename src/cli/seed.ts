@@ -29,7 +29,7 @@ export interface SeedResult {
  * adds nothing, and an interrupted seed can simply be run again.
  */
 export async function seedStore(io: CliIo, options: SeedOptions): Promise<SeedResult> {
-  const dates = lastTradingDays(options.days, options.until);
+  const dates = historyDates(options, lastCompletedTradingDay(io.now()));
   const progress = createProgress(io.stderr);
   let added = 0;
   let skipped = 0;
@@ -48,6 +48,30 @@ export async function seedStore(io: CliIo, options: SeedOptions): Promise<SeedRe
   });
   progress.done();
   return { dates, added, skipped };
+}
+
+/**
+ * The trading days of the history, refused before any store is opened when they cannot be one: a
+ * seeded day is a whole day, its settlement included, so it must be over on the exchange clock
+ * (a day still trading comes from a feed: the demo's, or `ingest`); and the dates the feed
+ * takes start in 2000.
+ */
+function historyDates(options: SeedOptions, lastCompleted: string): string[] {
+  const dates = lastTradingDays(options.days, options.until);
+  if (!isValidDate(dates[0] ?? '')) {
+    throw new CliError(
+      `${options.days} trading days up to ${options.until} would start in 1999, and the feed's dates run from 2000: ` +
+        'ask for fewer --days or a later --until',
+    );
+  }
+  const last = dates.at(-1) ?? options.until;
+  if (last > lastCompleted) {
+    throw new CliError(
+      `--until ${options.until} names a trading day (${last}) that is not over yet: the last completed one is ` +
+        `${lastCompleted}. A seeded day is a whole day, its settlement included; a day still trading comes from a feed (demo, ingest)`,
+    );
+  }
+  return dates;
 }
 
 /**
