@@ -28,6 +28,8 @@ describe('the replay schedule', () => {
       '20260116,2026-01-10T03:00:00Z,0',
       '20260116,2026-01-10T03:00:00Z,1.5',
       '20260116,2026-01-10T03:00:00Z,60,x',
+      '20260116,2026-02-30T03:00:00Z,60', // no such day: Date.parse would make it March 2
+      '20260116,2026-01-10T24:00:00Z,60', // the next day's midnight
     ]) {
       expect(parseReplaySchedule(bad), bad).toMatch(/^must be <trading day/);
     }

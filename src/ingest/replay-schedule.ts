@@ -40,6 +40,8 @@ export function parseReplaySchedule(text: string): ReplaySchedule | string {
     !isTradingDay(from) ||
     !/^\d{4}-\d\d-\d\dT[\d:.]+Z$/.test(start) ||
     Number.isNaN(startMs) ||
+    // Date.parse rolls an impossible day over (February 30 is March 2): the day must read back.
+    new Date(startMs).toISOString().slice(0, 10) !== start.slice(0, 10) ||
     !/^\d+$/.test(speedText) ||
     speed < 1 ||
     speed > MAX_SPEED
