@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runGridquote } from '../../test/cli-in-process.js';
 import { reportSkipped, TEST_PG_URL, testSchemas } from '../store/postgres/test-schemas.js';
@@ -98,6 +99,34 @@ describe.skipIf(TEST_PG_URL === undefined)('gridquote commands on PostgreSQL', (
     }
     expect(said.join('\n')).toContain('***@');
     expect(said.join('\n')).not.toContain('s3cret-pw');
+  });
+
+  it('says which store a role that may only read it may not write, and what to do', async () => {
+    const url = await schemas.url();
+    expect((await gridquote(['migrate', '--db', url])).code).toBe(0);
+    const schema = new URL(url).searchParams.get('options')?.replace('-c search_path=', '') ?? '';
+    const role = `${schema}_reader`;
+    const admin = new pg.Client({ connectionString: TEST_PG_URL });
+    await admin.connect();
+    await admin.query(`CREATE ROLE ${role} LOGIN`);
+    try {
+      await admin.query(`GRANT USAGE ON SCHEMA ${schema} TO ${role}`);
+      await admin.query(`GRANT SELECT ON ALL TABLES IN SCHEMA ${schema} TO ${role}`);
+      const asReader = new URL(url);
+      asReader.username = role;
+      expect((await gridquote(['keys', 'list', '--db', asReader.href])).code).toBe(0);
+      const refused = await gridquote(['keys', 'create', '--level', 'historical', '--db', asReader.href]);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(
+        new RegExp(
+          `^gridquote: permission denied for table api_keys at postgres://${role}@\\S+: the URL's role may not write this store; run this command as its owner\n$`,
+        ),
+      );
+    } finally {
+      await admin.query(`DROP OWNED BY ${role}`);
+      await admin.query(`DROP ROLE ${role}`);
+      await admin.end();
+    }
   });
 
   it('seeds the same history as SQLite: export is equal line for line, also one date', async () => {

@@ -216,27 +216,51 @@ async function prepareSchema(
     throw new StoreUnreachableError(`cannot reach PostgreSQL at ${describe(url)}: ${reason(error)}`);
   }
   try {
-    if (options.access !== 'read' || options.migrate === true) await requireWritable(client, url);
-    const current = await schemaVersion(client);
-    const create = options.create === true || options.migrate === true;
-    if (current === 0 && !create) throw await noStore(client, url);
-    if (options.migrate === true || (options.access !== 'read' && current < SCHEMA_VERSION)) {
-      if (options.schema !== undefined) {
-        await client.query(`CREATE SCHEMA IF NOT EXISTS ${pg.escapeIdentifier(options.schema)}`);
-      } else {
-        await requireSchema(client, url);
-      }
-      const applied = await migrate(client);
-      options.onSchema?.({ applied, version: SCHEMA_VERSION });
-    } else {
-      await checkSchema(client);
-      options.onSchema?.({ applied: [], version: SCHEMA_VERSION });
-    }
-    const result = await client.query<{ schema: string }>('SELECT current_schema() AS schema');
-    return result.rows[0]?.schema ?? 'public';
+    return await prepareOn(client, url, options);
+  } catch (error) {
+    throw (await privilegeRefusal(client, url, error)) ?? error;
   } finally {
     await client.end().catch(() => undefined);
   }
+}
+
+/** prepareSchema's work on its connection. */
+async function prepareOn(client: pg.Client, url: string, options: PostgresStoreOptions): Promise<string> {
+  if (options.access !== 'read' || options.migrate === true) await requireWritable(client, url);
+  const current = await schemaVersion(client);
+  const create = options.create === true || options.migrate === true;
+  if (current === 0 && !create) throw await noStore(client, url);
+  if (options.migrate === true || (options.access !== 'read' && current < SCHEMA_VERSION)) {
+    if (options.schema !== undefined) {
+      await client.query(`CREATE SCHEMA IF NOT EXISTS ${pg.escapeIdentifier(options.schema)}`);
+    } else {
+      await requireSchema(client, url);
+    }
+    const applied = await migrate(client);
+    options.onSchema?.({ applied, version: SCHEMA_VERSION });
+  } else {
+    await checkSchema(client);
+    options.onSchema?.({ applied: [], version: SCHEMA_VERSION });
+  }
+  const result = await client.query<{ schema: string }>('SELECT current_schema() AS schema');
+  return result.rows[0]?.schema ?? 'public';
+}
+
+/**
+ * PostgreSQL's "permission denied for table gridquote_schema" names neither the role nor the
+ * store: say both, and what to grant (docs/operations.md, the read-only role).
+ */
+async function privilegeRefusal(
+  client: pg.Client,
+  url: string,
+  error: unknown,
+): Promise<StoreOpenError | undefined> {
+  if ((error as { code?: unknown } | undefined)?.code !== INSUFFICIENT_PRIVILEGE) return undefined;
+  const row = await searchPathOf(client).catch(() => undefined);
+  return new StoreOpenError(
+    `role ${row?.role ?? '(unknown)'} lacks a privilege on the store in schema ${row?.schema ?? '(none)'} at ${describe(url)} ` +
+      `(${reason(error)}): a role that serves needs USAGE on the schema and SELECT on its tables; migrate, seed, ingest and keys need the store's owner`,
+  );
 }
 
 /**
@@ -251,10 +275,24 @@ async function requireWritable(client: pg.Client, url: string): Promise<void> {
   );
 }
 
-/** The schema tables go to (null: the search_path names none that exists) and the search_path itself. */
-async function searchPathOf(client: pg.Client): Promise<{ schema: string | null; path: string } | undefined> {
-  const result = await client.query<{ schema: string | null; path: string }>(
-    "SELECT current_schema() AS schema, current_setting('search_path') AS path",
+/** PostgreSQL's insufficient_privilege (SQLSTATE 42501). */
+const INSUFFICIENT_PRIVILEGE = '42501';
+
+interface SearchPath {
+  /** The schema tables go to; null when the search_path names none that exists and the role may use. */
+  readonly schema: string | null;
+  readonly path: string;
+  readonly role: string;
+  /** Schemas of the search_path that exist but the role may not use (no USAGE), comma-separated. */
+  readonly unusable: string | null;
+}
+
+async function searchPathOf(client: pg.Client): Promise<SearchPath | undefined> {
+  const result = await client.query<SearchPath>(
+    `SELECT current_schema() AS schema, current_setting('search_path') AS path, current_user AS role,
+       (SELECT string_agg(nspname, ', ') FROM pg_namespace
+         WHERE nspname = ANY (string_to_array(replace(current_setting('search_path'), ' ', ''), ','))
+           AND NOT has_schema_privilege(oid, 'USAGE')) AS unusable`,
   );
   return result.rows[0];
 }
@@ -262,6 +300,11 @@ async function searchPathOf(client: pg.Client): Promise<{ schema: string | null;
 /** Where the store was looked for, so that a wrong or missing schema is named, not just the database. */
 async function noStore(client: pg.Client, url: string): Promise<StoreOpenError> {
   const row = await searchPathOf(client);
+  if (row?.schema === null && row.unusable !== null) {
+    return new StoreOpenError(
+      `no store at ${describe(url)} that role ${row.role} may use: it may not use schema ${row.unusable} of its search_path; grant it USAGE on the schema and SELECT on its tables, or use the store owner's URL`,
+    );
+  }
   if (row !== undefined && row.schema === null) {
     return new StoreOpenError(
       `no store at ${describe(url)}: its search_path (${row.path}) names no schema that exists; create the schema (CREATE SCHEMA name), then the store with gridquote seed, ingest or migrate`,
@@ -280,6 +323,11 @@ async function noStore(client: pg.Client, url: string): Promise<StoreOpenError> 
 async function requireSchema(client: pg.Client, url: string): Promise<void> {
   const row = await searchPathOf(client);
   if (row === undefined || row.schema !== null) return;
+  if (row.unusable !== null) {
+    throw new StoreOpenError(
+      `role ${row.role} may not use schema ${row.unusable} of the search_path at ${describe(url)} to create the store in: run this command as the schema's owner`,
+    );
+  }
   throw new StoreOpenError(
     `no schema at ${describe(url)} to create the store in: its search_path (${row.path}) names none that exists; create it first (CREATE SCHEMA name)`,
   );

@@ -346,6 +346,42 @@ describe.skipIf(TEST_PG_URL === undefined)('postgres store', () => {
     }
   });
 
+  it('names the role and the store when the role may not use them, and what to grant', async () => {
+    const url = TEST_PG_URL ?? '';
+    const schema = schemas.name();
+    const owner = await openPostgresStore(url, { schema, migrate: true });
+    await owner.close();
+    const role = `${schema}_reader`;
+    const asRole = new URL(url);
+    asRole.username = role;
+    asRole.password = '';
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    await admin.query(`CREATE ROLE ${role} LOGIN`);
+    try {
+      const opening = () => openPostgresStore(asRole.href, { schema, access: 'read' });
+      await expect(opening()).rejects.toThrow(
+        new RegExp(
+          `^no store at .* that role ${role} may use: it may not use schema ${schema} of its search_path`,
+        ),
+      );
+      await admin.query(`GRANT USAGE ON SCHEMA ${schema} TO ${role}`);
+      await expect(opening()).rejects.toThrow(
+        new RegExp(
+          `^role ${role} lacks a privilege on the store in schema ${schema} at .* \\(permission denied for table gridquote_schema\\): a role that serves needs USAGE on the schema and SELECT on its tables`,
+        ),
+      );
+      await admin.query(`GRANT SELECT ON ALL TABLES IN SCHEMA ${schema} TO ${role}`);
+      const reader = await opening();
+      expect(await reader.reader.version()).toBe(0);
+      await reader.close();
+    } finally {
+      await admin.query(`DROP OWNED BY ${role}`);
+      await admin.query(`DROP ROLE ${role}`);
+      await admin.end();
+    }
+  });
+
   it('waits a bounded time for another writer, then says so', async () => {
     const schema = schemas.name();
     const ingest = await openPostgresStore(TEST_PG_URL ?? '', { schema, migrate: true });
