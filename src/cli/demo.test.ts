@@ -131,7 +131,7 @@ describe('demo', () => {
       };
       const before = await ask('/api/ticker?futures=au_electricity&date=20260119');
       expect(before.data.length).toBeGreaterThan(0);
-      expect(before.data.every((row) => row.time <= '20260119110000')).toBe(true);
+      expect(before.data.every((row) => row.time <= '20260119110500')).toBe(true);
       time.advance(10 * 60_000);
       await second.live.tick();
       const after = await ask('/api/ticker?futures=au_electricity&date=20260119');

@@ -241,18 +241,19 @@ export async function completeLatestDay(
   for (const date of dates.slice(0, -1)) simulator.simulateDay(date);
   const events = simulator.simulateDay(latest);
   const { liveAt } = options;
-  if (liveAt !== undefined && (await storedUpTo(store, latest, liveAt))) {
-    return { simulator, first, latest, resumed: events };
-  }
+  const resumed = liveAt !== undefined && (await storedUpTo(store, latest, liveAt));
+  // Up to now only, when resumed: what is stored already is skipped, and a store made with
+  // another seed is told apart all the same.
+  const now = liveAt === undefined ? '' : sydneyClock(liveAt).time;
   try {
-    await ingestEvents(store.writer, events);
+    await ingestEvents(store.writer, resumed ? events.filter((event) => event.time <= now) : events);
   } catch (error) {
     throw new CliError(
       `${describeLocation(options.db)} was not made by the demo with seed ${options.seed} (${String(error instanceof Error ? error.message : error)}); ` +
         'pass the seed it was made with, or use a new --db',
     );
   }
-  return { simulator, first, latest };
+  return resumed ? { simulator, first, latest, resumed: events } : { simulator, first, latest };
 }
 
 /** Whether `date` is the session on the real clock at `real` and the store holds none of it after then. */
