@@ -36,25 +36,59 @@ export function operationName(path: string): string {
 
 const PROBLEM_REF = { $ref: '#/components/schemas/Problem' };
 
-/** Statuses every operation may answer with a problem, and what brings each. */
+/**
+ * On every answer to a key with limits, refusals included: the key is counted before its
+ * parameters are read (operation.ts).
+ */
+const RATE_LIMIT_HEADERS = ['RateLimit-Policy', 'RateLimit'] as const;
+
+/**
+ * Statuses every operation may answer with a problem, what brings each, and the headers it may
+ * carry besides API-Version and X-Request-Id. The pipeline decides which (operation.ts): 414
+ * before anything else, 401 before the key is counted, 429 before the parameters are read, and
+ * Ignored-Parameters from the parameters on (404, 406, 503), never on the 400 that refuses them.
+ */
 const PROBLEM_RESPONSES: readonly (readonly [number, string, string, readonly string[]])[] = [
-  [400, 'BadRequest', 'Bad or conflicting parameters; `errors` lists every one', []],
+  [400, 'BadRequest', 'Bad or conflicting parameters; `errors` lists every one', RATE_LIMIT_HEADERS],
   [
     401,
     'Unauthorized',
     'No API key, or one that is malformed, unknown, revoked or expired',
     ['WWW-Authenticate'],
   ],
-  [404, 'NotFound', 'A code that names no listed contract, or a date without data (`nearestDate`)', []],
-  [406, 'NotAcceptable', 'The `Accept` header allows neither JSON nor CSV', []],
+  [
+    404,
+    'NotFound',
+    'A code that names no listed contract, or a date without data (`nearestDate`)',
+    ['Ignored-Parameters', ...RATE_LIMIT_HEADERS],
+  ],
+  [
+    406,
+    'NotAcceptable',
+    'The `Accept` header allows neither JSON nor CSV',
+    ['Ignored-Parameters', ...RATE_LIMIT_HEADERS],
+  ],
+  [414, 'UriTooLong', 'The request target (path and query) is over 4 KiB; checked before anything else', []],
   [
     429,
     'TooManyRequests',
     "Over the key's rate limit; retry after `Retry-After` seconds",
-    ['Retry-After', 'RateLimit-Policy', 'RateLimit'],
+    ['Retry-After', ...RATE_LIMIT_HEADERS],
   ],
-  [503, 'ServiceUnavailable', 'The market data store is unavailable; retry', []],
+  [
+    503,
+    'ServiceUnavailable',
+    "The market data store (or a deployment's shared rate-limit counters) is unavailable; retry after " +
+      '`Retry-After` seconds',
+    ['Retry-After', 'Ignored-Parameters', ...RATE_LIMIT_HEADERS],
+  ],
 ];
+
+/**
+ * Catalogue codes that travel in an `event: error` of a started stream (problems.ts), never as the
+ * status of an answer: not listed among a response's problem types.
+ */
+const STREAM_EVENT_CODES: ReadonlySet<string> = new Set(['event-id-unavailable', 'slow-consumer']);
 
 const HEADERS: Readonly<Record<string, JsonObject>> = {
   'API-Version': {
@@ -63,8 +97,10 @@ const HEADERS: Readonly<Record<string, JsonObject>> = {
   },
   'X-Request-Id': {
     description:
-      'A fresh id per request (a client-sent one is not trusted); quote it when reporting a problem.',
-    schema: { type: 'string', format: 'uuid' },
+      'A fresh id per answer, 22 random base64url characters (a client-sent one is not trusted); quote it ' +
+      'when reporting a problem.',
+    // Not a UUID: request-id.ts cuts 132 random bits of base64url text.
+    schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{22}$' },
   },
   'Ignored-Parameters': {
     description:
@@ -84,7 +120,9 @@ const HEADERS: Readonly<Record<string, JsonObject>> = {
     schema: { type: 'string' },
   },
   'RateLimit-Policy': {
-    description: 'The key\'s limits (IETF RateLimit header fields draft), e.g. `"per-second";q=10;w=1`.',
+    description:
+      'The key\'s limits (IETF RateLimit header fields draft), e.g. `"per-second";q=10;w=1`: on every answer ' +
+      'to a valid key, refusals included, except a key unlimited in both windows.',
     schema: { type: 'string' },
   },
   RateLimit: {
@@ -105,13 +143,14 @@ const HEADERS: Readonly<Record<string, JsonObject>> = {
   },
 };
 
-function headerRefs(names: readonly string[]): JsonObject {
+/** References to headers of the document's components (HEADERS), by name. */
+export function headerRefs(names: readonly string[]): JsonObject {
   return Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
 }
 
 function problemResponse(status: number, summary: string, headers: readonly string[]): JsonObject {
   const codes = Object.entries(PROBLEMS)
-    .filter(([, kind]) => kind.status === status)
+    .filter(([code, kind]) => kind.status === status && !STREAM_EVENT_CODES.has(code))
     .map(([code, kind]) => `\`${code}\` (${kind.title})`);
   return {
     description: `${summary}. Problem types: ${codes.join(', ')}.`,
@@ -179,22 +218,40 @@ function parameterExamples(
   return examples;
 }
 
+/**
+ * `format`, which every operation accepts besides its spec's parameters (params.ts). Written out
+ * in each operation rather than referenced from the components: a reference cannot carry the
+ * operation's own examples, and without them an example that sends `format=csv` would lose it.
+ */
+export const FORMAT_PARAMETER = {
+  name: 'format',
+  in: 'query',
+  required: false,
+  description: 'Overrides the `Accept` header: `json` or `csv`.',
+  schema: { type: 'string', enum: Object.keys(CONTENT_TYPES) },
+} as const;
+
 function parameters(operation: DocumentedOperation): JsonObject[] {
   const { spec } = operation;
   const examples = exampleValues(operation.docs.examples);
   const first = Object.keys(operation.docs.examples)[0];
-  const list: JsonObject[] = Object.entries(spec.params).map(([name, def]) => {
+  const withExamples = (parameter: JsonObject, name: string): JsonObject => {
     const named = parameterExamples(name, first, examples.get(name));
-    return {
+    return named ? { ...parameter, examples: named } : parameter;
+  };
+  const list: JsonObject[] = Object.entries(spec.params).map(([name, def]) =>
+    withExamples(
+      {
+        name,
+        in: 'query',
+        required: spec.required?.includes(name) ?? false,
+        description: parameterDescription(name, def, operation),
+        schema: { type: 'string', ...def.schema },
+      },
       name,
-      in: 'query',
-      required: spec.required?.includes(name) ?? false,
-      description: parameterDescription(name, def, operation),
-      schema: { type: 'string', ...def.schema },
-      ...(named ? { examples: named } : {}),
-    };
-  });
-  list.push({ $ref: '#/components/parameters/format' });
+    ),
+  );
+  list.push(withExamples(FORMAT_PARAMETER, FORMAT_PARAMETER.name));
   return list;
 }
 
@@ -248,7 +305,15 @@ function operationObject(operation: DocumentedOperation): JsonObject {
       },
       '304': {
         description: 'Not modified: `If-None-Match` names the current `ETag`; no body.',
-        headers: headerRefs(['API-Version', 'X-Request-Id', 'ETag', 'Cache-Control']),
+        // What the 200 would have carried, but for its body's own headers (Content-Disposition).
+        headers: headerRefs([
+          'API-Version',
+          'X-Request-Id',
+          'Ignored-Parameters',
+          'ETag',
+          'Cache-Control',
+          ...RATE_LIMIT_HEADERS,
+        ]),
       },
       ...problems,
     },
@@ -279,7 +344,13 @@ CSV, \`?format=json\` JSON. Every JSON value is a string except trades' \`block\
 
 **Errors** are \`application/problem+json\` (RFC 9457), also when CSV was asked for: \`type\`
 (\`tag:gridquote,2025:problems/<code>\`), \`title\`, \`status\`, \`detail\`, and \`errors\` listing every
-bad parameter. Checks run in this order: 401, 429, 400, 406, 404.
+bad parameter. Checks run in this order: 401, 429, 400, 406, 404; before them all, a request target (path
+and query) over 4 KiB is a \`414\` on any path.
+
+**Methods.** Every path of this document answers \`GET\` and \`HEAD\` (the same headers, no body). A plain
+\`OPTIONS\` is a \`204\` with \`Allow: GET, HEAD, OPTIONS\` (a CORS preflight from an allowed origin: a
+\`204\` with the CORS headers); any other method is a \`405\` problem (\`method-not-allowed\`) with that
+\`Allow\`. Each path below describes its \`GET\` only.
 
 **This document** is public (no API key) and generated by the server from the same parameter specs
 that validate requests; its examples name days and contracts of the store this server holds. The
@@ -345,15 +416,6 @@ export function buildOpenApiDocument(
           description: 'An API key issued with `gridquote keys create`.',
         },
         ...extra?.securitySchemes,
-      },
-      parameters: {
-        format: {
-          name: 'format',
-          in: 'query',
-          required: false,
-          description: 'Overrides the `Accept` header: `json` or `csv`.',
-          schema: { type: 'string', enum: Object.keys(CONTENT_TYPES) },
-        },
       },
       headers: HEADERS,
       schemas: { Problem: problemSchema },
