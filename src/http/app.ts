@@ -378,7 +378,7 @@ function registerStreamRoutes(
     route: deps,
     source,
     hub,
-    registry: new StreamRegistry(),
+    registry: new StreamRegistry({ keys: deps.keys, clock: deps.clock }),
     tokens: createStreamTokens(
       options.streams?.tokenSecret,
       options.streams?.tokenTtlSeconds ?? STREAM_TOKEN_TTL_SECONDS,

@@ -212,7 +212,7 @@ async function openStream(deps: StreamDependencies, request: FastifyRequest, rep
       },
       (failure) => request.log.error({ err: failure }, 'event stream: the store failed'),
     );
-    removeStream = registry.add(stream);
+    removeStream = registry.add(stream, key.id);
     stream.open();
   } catch (error) {
     release?.();

@@ -709,6 +709,58 @@ describe('GET /api/stream/token', () => {
   });
 });
 
+describe('GET /api/stream: a key that may no longer stream', () => {
+  const refusalOf = (client: SseClient) => {
+    const last = client.events.at(-1);
+    return { event: last?.event, ...(JSON.parse(last?.data ?? '{}') as { type?: string; detail?: string }) };
+  };
+
+  it('ends every stream of a key revoked while it streams, header or token, within seconds; other keys stream on', async () => {
+    const f = await fixture();
+    const { app, base } = await f.serve();
+    const url = `${base}/api/stream?futures=au_electricity`;
+    const issued = await app.inject({
+      url: '/api/stream/token',
+      headers: { authorization: `Bearer ${f.keys.historical}` },
+    });
+    const { token } = issued.json() as { token: string };
+    const byHeader = await f.connect(url).started();
+    const byToken = await f.connect(`${url}&token=${token}`, {}, null).started();
+    const other = await f.connect(`${base}/api/stream?publications=1`, {}, f.keys.end_of_day).started();
+    for (const client of [byHeader, byToken])
+      await client.until('the day so far', (c) => c.events.length > 0);
+
+    await f.store.keys.revokeKey(f.keys.historicalId, NOW.toISOString());
+    const revokedAt = Date.now();
+    for (const client of [byHeader, byToken]) {
+      await client.until('the end of the stream', (c) => c.ended);
+      expect(refusalOf(client)).toMatchObject({
+        event: 'error',
+        type: 'tag:gridquote,2025:problems/unauthorized',
+        detail: 'the API key has been revoked',
+      });
+    }
+    // The key store's own recheck (within a second) and the registry's look (every second).
+    expect(Date.now() - revokedAt).toBeLessThan(4_000);
+    expect(other.ended).toBe(false);
+  });
+
+  it('ends the stream of a key that expires while it streams', async () => {
+    const f = await fixture();
+    const expiring = createApiKey({ level: 'historical', now: NOW, expiresOn: '20250228' });
+    await f.store.keys.insertKey(expiring.record);
+    let now = NOW;
+    const { base } = await f.serve({ clock: () => now });
+    const client = await f.connect(`${base}/api/stream?futures=au_electricity`, {}, expiring.key).started();
+    await client.until('the day so far', (c) => c.events.length > 0);
+    expect(client.ended).toBe(false);
+    // Midnight in Sydney: the key's last day is over.
+    now = new Date('2025-02-28T13:00:01Z');
+    await client.until('the end of the stream', (c) => c.ended);
+    expect(refusalOf(client)).toMatchObject({ event: 'error', detail: 'the API key expired after 20250228' });
+  });
+});
+
 describe('the stream in the OpenAPI document', () => {
   it('is described, with the parameters its spec validates, in a valid document', async () => {
     const f = await fixture();
