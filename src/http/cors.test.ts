@@ -38,6 +38,20 @@ describe('CORS with allowed origins', () => {
   });
   afterAll(() => api?.close());
 
+  it('never adds CORS headers to /metrics or the probes, which are no page’s business', async () => {
+    for (const url of ['/metrics', '/healthz', '/readyz']) {
+      const answer = await api.app.inject({
+        url,
+        remoteAddress: '127.0.0.1',
+        headers: { origin: DASHBOARD },
+      });
+      expect(answer.statusCode, url).toBe(200);
+      expect(answer.headers['access-control-allow-origin'], url).toBeUndefined();
+    }
+    const operation = await api.get('/api/epi', { headers: { origin: DASHBOARD } });
+    expect(operation.headers['access-control-allow-origin']).toBe(DASHBOARD);
+  });
+
   it('answers a preflight from an allowed origin without a key: methods, Authorization, max age', async () => {
     const response = await preflight(api, '/api/tradelog?market=au_gas', DASHBOARD);
     expect(response.statusCode).toBe(204);

@@ -29,10 +29,11 @@ export function registerHealth(
   reader: MarketReader,
   changeNotices?: () => ChangeNotices,
 ): string[] {
-  app.get(HEALTH_PATHS.live, (_request, reply) =>
+  // Probes are for the operator's tools, not pages of other origins: no CORS headers.
+  app.get(HEALTH_PATHS.live, { config: { cors: false } }, (_request, reply) =>
     reply.header('cache-control', 'no-store').header('content-type', JSON_TYPE).send(LIVE_BODY),
   );
-  app.get(HEALTH_PATHS.ready, async (request, reply) => {
+  app.get(HEALTH_PATHS.ready, { config: { cors: false } }, async (request, reply) => {
     reply.header('cache-control', 'no-store');
     try {
       const state = await beforeDeadline(readiness(reader, changeNotices), READY_DEADLINE_MS);

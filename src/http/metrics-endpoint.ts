@@ -9,7 +9,8 @@ export const METRICS_PATH = '/metrics';
  * GET /metrics, the Prometheus exposition. Without a configured token only loopback clients
  * may scrape (a sidecar or a local agent), and not through a proxy: a reverse proxy on the same
  * host connects from loopback for any client, so a request naming a client it was forwarded for
- * (Forwarded, X-Forwarded-For, X-Real-IP) is refused too. With a token (GRIDQUOTE_METRICS_TOKEN),
+ * (Forwarded, X-Forwarded-For, X-Real-IP) is refused too, and so is one for a Host that is not
+ * loopback (DNS rebinding). With a token (GRIDQUOTE_METRICS_TOKEN),
  * any client that sends `Authorization: Bearer <token>`. API keys do not open it: metrics are
  * for operators.
  */
@@ -19,7 +20,8 @@ export function registerMetricsEndpoint(
   token: string | undefined,
 ): string {
   const expected = token === undefined ? undefined : digest(token);
-  app.get(METRICS_PATH, async (request, reply) => {
+  // No CORS headers, whatever origins the API allows: a page of another origin must never read it.
+  app.get(METRICS_PATH, { config: { cors: false } }, async (request, reply) => {
     reply.header('cache-control', 'no-store');
     if (expected !== undefined) {
       if (!bearerMatches(request, expected)) {
@@ -29,11 +31,15 @@ export function registerMetricsEndpoint(
           headers: { 'www-authenticate': 'Bearer realm="gridquote-metrics"' },
         });
       }
-    } else if (!isLoopback(request.socket.remoteAddress) || wasForwarded(request)) {
+    } else if (
+      !isLoopback(request.socket.remoteAddress) ||
+      wasForwarded(request) ||
+      !isLoopbackHost(request.headers.host)
+    ) {
       return sendProblem(reply, {
         code: 'forbidden',
         detail:
-          'metrics are served to loopback clients only, not through a proxy, unless a metrics token is configured',
+          'metrics are served to loopback clients asking for a loopback host only, not through a proxy, unless a metrics token is configured',
       });
     }
     const body = await metrics.exposition();
@@ -62,6 +68,17 @@ function wasForwarded(request: FastifyRequest): boolean {
     headers['x-forwarded-for'] !== undefined ||
     headers['x-real-ip'] !== undefined
   );
+}
+
+/**
+ * Whether the Host a loopback client asked for is this machine's: a page in a browser on the host
+ * whose own name was re-pointed at 127.0.0.1 (DNS rebinding) connects from loopback too, but asks
+ * for its own name.
+ */
+function isLoopbackHost(host: string | undefined): boolean {
+  if (host === undefined) return true; // HTTP/1.0: no name was asked for
+  const name = host.replace(/:\d*$/, '').toLowerCase();
+  return name === 'localhost' || name === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(name);
 }
 
 export function isLoopback(address: string | undefined): boolean {

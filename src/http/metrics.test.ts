@@ -206,6 +206,26 @@ describe('access to /metrics', () => {
     expect(body.type).toBe('tag:gridquote,2025:problems/forbidden');
   });
 
+  it('without a token: only for a loopback Host, so a page whose name was re-pointed at 127.0.0.1 cannot read it', async () => {
+    for (const host of ['127.0.0.1:8080', 'localhost', 'LOCALHOST:80', '[::1]:8080', '127.0.0.2']) {
+      const answer = await api.app.inject({ url: '/metrics', remoteAddress: '127.0.0.1', headers: { host } });
+      expect(answer.statusCode, host).toBe(200);
+    }
+    for (const host of [
+      'attacker.example:8080',
+      'localhost.attacker.example',
+      '127.0.0.1.nip.io',
+      '10.0.0.1',
+    ]) {
+      const refused = await api.app.inject({
+        url: '/metrics',
+        remoteAddress: '127.0.0.1',
+        headers: { host },
+      });
+      expect(expectProblem(refused, 403).detail, host).toContain('asking for a loopback host');
+    }
+  });
+
   it('without a token: not through a proxy on the same host, which connects from loopback for any client', async () => {
     for (const headers of [
       { 'x-forwarded-for': '203.0.113.7' },
