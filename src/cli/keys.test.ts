@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runGridquote } from '../../test/cli-in-process.js';
+import { createApiKey } from '../http/api-keys.js';
 import { authenticate } from '../http/auth.js';
 import { openSqliteStore } from '../store/sqlite/open-sqlite-store.js';
 import { registerKeys } from './keys.js';
@@ -70,6 +71,35 @@ describe('gridquote keys', () => {
     const revoked = await gridquote('keys', 'revoke', '--db', db, id);
     expect(revoked).toMatchObject({ code: 0, stdout: '', stderr: `revoked key ${id}\n` });
     expect((await gridquote('keys', 'list', '--db', db)).stdout).toContain(`${id}\thistorical\trevoked`);
+  });
+
+  it('refuses a name that is not printable or too long, and lists a stored one that is not escaped', async () => {
+    for (const name of ['a\tb', 'evil\nffffffffffff\thistorical', '\u001b[31mred', 'x'.repeat(101)]) {
+      const refused = await gridquote('keys', 'create', '--db', db, '--level', 'historical', '--name', name);
+      expect(refused.code, JSON.stringify(name)).toBe(1);
+      expect(refused.stderr).toMatch(/--name.*expected (printable characters only|at most 100 characters)/);
+    }
+    expect((await gridquote('keys', 'list', '--db', db)).stdout.split('\n')).toHaveLength(2);
+    const kept = await gridquote(
+      'keys',
+      'create',
+      '--db',
+      db,
+      '--level',
+      'historical',
+      '--name',
+      'désk Ä 東京',
+    );
+    expect(kept.code).toBe(0);
+    // Stored by something else (an older version, SQL): shown escaped, one line.
+    const store = openSqliteStore(db);
+    const created = createApiKey({ level: 'end_of_day', now: NOW, name: 'evil\nforged\tline\u001b[0m' });
+    await store.keys.insertKey(created.record);
+    await store.close();
+    const listing = (await gridquote('keys', 'list', '--db', db)).stdout.split('\n');
+    expect(listing).toHaveLength(4);
+    expect(listing.some((line) => line.endsWith('\tdésk Ä 東京'))).toBe(true);
+    expect(listing.some((line) => line.endsWith('\tevil\\u000aforged\\u0009line\\u001b[0m'))).toBe(true);
   });
 
   it('create stores per-key rate limits (0 = unlimited) and list shows them', async () => {

@@ -18,7 +18,12 @@ export function registerKeys(program: Command, io: CliIo = PROCESS_IO): Command 
     .description('create an API key and print it (once) on stdout')
     .addOption(storeOption('the store: a SQLite file or a postgres:// URL'))
     .addOption(new Option('--level <level>', 'access level').choices(ACCESS_LEVELS).makeOptionMandatory())
-    .option('--name <text>', 'who or what the key is for', '')
+    .option(
+      '--name <text>',
+      `who or what the key is for (up to ${NAME_MAX} printable characters)`,
+      parseName,
+      '',
+    )
     .option('--expires <yyyyMMdd>', 'last valid day (Sydney time); default: never', parseDate)
     .option('--per-second <n>', "requests per second, 0 = unlimited; default: the level's", parseLimit)
     .option('--per-minute <n>', "requests per minute, 0 = unlimited; default: the level's", parseLimit)
@@ -59,7 +64,11 @@ export function registerKeys(program: Command, io: CliIo = PROCESS_IO): Command 
           limitText(record.perSecond),
           limitText(record.perMinute),
           record.createdAt,
-          record.name,
+          // A name stored otherwise (an older version, SQL) must not forge a line or drive the terminal.
+          record.name.replace(
+            UNPRINTABLE,
+            (character) => `\\u${character.codePointAt(0)?.toString(16).padStart(4, '0')}`,
+          ),
         ]);
       }
       io.stdout.write(lines.map((line) => `${line.join('\t')}\n`).join(''));
@@ -93,6 +102,21 @@ interface CreateFlags {
 
 function parseDate(text: string): string {
   if (!isValidDate(text)) throw new InvalidArgumentError('expected a date yyyyMMdd');
+  return text;
+}
+
+const NAME_MAX = 100;
+/** Control and format characters (tabs, line breaks, escape sequences, bidirectional overrides). */
+const UNPRINTABLE = /[\p{Cc}\p{Cf}\u2028\u2029]/gu;
+
+/** A key's name is shown in `keys list` and log lines: printable, and bounded. */
+function parseName(text: string): string {
+  if ([...text].length > NAME_MAX) throw new InvalidArgumentError(`expected at most ${NAME_MAX} characters`);
+  if (new RegExp(UNPRINTABLE.source, 'u').test(text)) {
+    throw new InvalidArgumentError(
+      'expected printable characters only (no tab, line break or control character)',
+    );
+  }
   return text;
 }
 
