@@ -239,6 +239,10 @@ export function buildApp(options: AppOptions): FastifyInstance {
           else lane.serve(request, response, toFastify);
         },
       );
+      server.on('connect', (_request, socket: Socket) => {
+        const answer = refuseConnect(socket);
+        if (answer) observability.observeClientError(app.log, answer);
+      });
       return server;
     },
     // While closing, a request that still arrives on an open connection is served (with
@@ -279,6 +283,12 @@ export function buildApp(options: AppOptions): FastifyInstance {
     const badHost = hostProblem(request.raw);
     if (badHost !== undefined) {
       sendProblem(reply.header('connection', 'close'), { code: 'bad-request', detail: badHost });
+      return;
+    }
+    // The asterisk form asks about the server itself, and only OPTIONS may (RFC 9112, 3.2.4).
+    if (request.raw.url === '*') {
+      if (request.method === 'OPTIONS') reply.code(204).header('allow', ALLOWED_METHODS).send();
+      else sendProblem(reply, { code: 'bad-request', detail: 'the request target * is for OPTIONS only' });
       return;
     }
     const unmet = expectationProblem(request.raw);
@@ -409,6 +419,24 @@ function writeClientError(error: Error & { code?: string }, socket: Socket): Cli
       : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? { code: 'request-timeout', detail: 'the request did not arrive in time' }
         : { code: 'bad-request', detail: 'the request could not be parsed as HTTP/1.1' };
+  return writeRawProblem(socket, problem);
+}
+
+/**
+ * CONNECT, which Node hands to a 'connect' listener with the raw socket (a proxy's business) and
+ * otherwise closes without a word: answered as a problem, logged and counted, and closed.
+ */
+function refuseConnect(socket: Socket): ClientErrorAnswer | undefined {
+  if (!socket.writable) return undefined;
+  return writeRawProblem(socket, {
+    code: 'method-not-allowed',
+    detail: 'this server is not a proxy: it answers GET, HEAD and OPTIONS only',
+    headers: { Allow: ALLOWED_METHODS },
+  });
+}
+
+/** A problem written straight to the socket, which then closes (no request reached the app). */
+function writeRawProblem(socket: Socket, problem: Problem): ClientErrorAnswer {
   const body = problemBody(problem);
   const status = problemStatus(problem.code);
   const requestId = newRequestId();
@@ -416,7 +444,13 @@ function writeClientError(error: Error & { code?: string }, socket: Socket): Cli
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
       `Content-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${bytes}\r\n` +
-      `API-Version: ${API_VERSION}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+      `API-Version: ${API_VERSION}\r\nX-Request-Id: ${requestId}\r\n${extraHeaders(problem)}Connection: close\r\n\r\n${body}`,
   );
   return { requestId, status, bytes };
+}
+
+function extraHeaders(problem: Problem): string {
+  return Object.entries(problem.headers ?? {})
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
 }

@@ -120,6 +120,34 @@ describe('answers written before a request is parsed', () => {
   });
 });
 
+describe('requests no route answers', () => {
+  it('CONNECT: a 405 problem with Allow and a request id, logged and counted, then closed', async () => {
+    const before = await counted(405);
+    const answer = await exchange('CONNECT 127.0.0.1:22 HTTP/1.1\r\nHost: 127.0.0.1:22\r\n\r\n');
+    expect(answer).toMatch(/^HTTP\/1\.1 405 /);
+    expect(header(answer, 'content-type')).toMatch(/^application\/problem\+json/);
+    expect(header(answer, 'allow')).toBe('GET, HEAD, OPTIONS');
+    expect(body(answer)).toMatchObject({
+      status: 405,
+      type: 'tag:gridquote,2025:problems/method-not-allowed',
+    });
+    expect(await requestLine(405)).toMatchObject({
+      reqId: header(answer, 'x-request-id'),
+      operation: 'unmatched',
+    });
+    expect(await counted(405)).toBe(before + 1);
+  });
+
+  it('the asterisk form: OPTIONS * is the server’s methods, anything else a 400', async () => {
+    const options = await exchange('OPTIONS * HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    expect(options).toMatch(/^HTTP\/1\.1 204 /);
+    expect(header(options, 'allow')).toBe('GET, HEAD, OPTIONS');
+    const get = await exchange('GET * HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    expect(get).toMatch(/^HTTP\/1\.1 400 /);
+    expect(body(get)).toMatchObject({ detail: 'the request target * is for OPTIONS only' });
+  });
+});
+
 describe('an expectation', () => {
   it('other than 100-continue is a 417 problem with a request id, logged and counted', async () => {
     const before = await counted(417, 'epi');
