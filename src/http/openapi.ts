@@ -49,7 +49,12 @@ const RATE_LIMIT_HEADERS = ['RateLimit-Policy', 'RateLimit'] as const;
  * Ignored-Parameters from the parameters on (404, 406, 503), never on the 400 that refuses them.
  */
 const PROBLEM_RESPONSES: readonly (readonly [number, string, string, readonly string[]])[] = [
-  [400, 'BadRequest', 'Bad or conflicting parameters; `errors` lists every one', RATE_LIMIT_HEADERS],
+  [
+    400,
+    'BadRequest',
+    'Bad or conflicting parameters; `errors` lists every one (up to 20)',
+    RATE_LIMIT_HEADERS,
+  ],
   [
     401,
     'Unauthorized',

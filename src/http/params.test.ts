@@ -66,6 +66,19 @@ describe('parameter rules', () => {
     expect(found.map((issue) => issue.parameter).sort()).toEqual(['date', 'format', 'futures', 'type']);
   });
 
+  it('reports the first 20 bad parameters of a query holding hundreds, and says how many more', () => {
+    const query = Array.from({ length: 300 }, (_, index) => `p${index}=1`).join('&');
+    let refusal: QueryError | undefined;
+    try {
+      readParams(SPEC, `/x?futures=BNH&${query}`, 'historical');
+    } catch (error) {
+      refusal = error as QueryError;
+    }
+    expect(refusal?.issues).toHaveLength(20);
+    expect(refusal?.issues[0]).toMatchObject({ parameter: 'p0' });
+    expect(refusal?.detail).toMatch(/^invalid parameters: p0, p1, .*, p19 and 280 more$/);
+  });
+
   it('says a sent but unreadable value once, not also that the parameter is missing', () => {
     expect(issues('/x?futures=%ZZ')).toEqual([
       { parameter: 'futures', message: 'malformed percent-encoding in the value' },
