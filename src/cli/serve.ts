@@ -223,7 +223,10 @@ export function registerServe(program: Command, io: CliIo = PROCESS_IO): Command
       );
       return;
     }
-    log(`serving ${describeLocation(config.db)} at ${server.url}`);
+    // Fastify names one address; bound to every interface, the others answer too.
+    const everywhere =
+      config.host === '0.0.0.0' || config.host === '::' ? ` (and every interface: ${config.host})` : '';
+    log(`serving ${describeLocation(config.db)} at ${server.url}${everywhere}`);
     await runUntilSignal({ stop: (hurry) => server.close(hurry) }, log, config.shutdownGraceMs);
   });
 }
