@@ -242,11 +242,18 @@ export function migrate(db: Database.Database): number[] {
   const applied: number[] = [];
   for (let index = current; index < MIGRATIONS.length; index += 1) {
     const sql = MIGRATIONS[index] ?? '';
-    db.transaction(() => {
-      db.exec(sql);
-      db.pragma(`user_version = ${index + 1}`);
-    }).immediate();
-    applied.push(index + 1);
+    // The version is read again under the write lock: another process opening the same new file
+    // at the same moment may have applied this migration since (it would fail as "table meta
+    // already exists"), so two processes migrating at once migrate once.
+    const ran = db
+      .transaction(() => {
+        if (Number(db.pragma('user_version', { simple: true })) > index) return false;
+        db.exec(sql);
+        db.pragma(`user_version = ${index + 1}`);
+        return true;
+      })
+      .immediate();
+    if (ran) applied.push(index + 1);
   }
   return applied;
 }

@@ -145,6 +145,26 @@ describe('sqlite store file', () => {
     db.close();
   });
 
+  it('migrates a new file once when another process migrated it between its first look and its write lock', () => {
+    const path = freshFile();
+    const late = new Database(path);
+    const other = new Database(path);
+    try {
+      // `late` read version 0 before `other` migrated the file: its look is stale.
+      const pragma = late.pragma.bind(late);
+      let looks = 0;
+      late.pragma = ((source: string, options?: Database.PragmaOptions) =>
+        source === 'user_version' && looks++ === 0 ? 0 : pragma(source, options)) as typeof late.pragma;
+      const applied = migrate(other);
+      expect(applied.length).toBeGreaterThan(0);
+      expect(migrate(late)).toEqual([]);
+      expect(pragma('user_version', { simple: true })).toBe(applied.length);
+    } finally {
+      late.close();
+      other.close();
+    }
+  });
+
   it('writes the summed views of a long batch in parts, and keeps them summed past a failed append', async () => {
     const db = new Database(MEMORY);
     migrate(db);
