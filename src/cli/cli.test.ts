@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
@@ -117,6 +117,26 @@ describe('gridquote CLI', () => {
     const before = (await gridquote(['export', '--db', path('r.db')])).stdout;
     expect((await gridquote(['ingest', '--db', path('r.db'), path('bad.ndjson')])).code).toBe(1);
     expect((await gridquote(['export', '--db', path('r.db')])).stdout).toBe(before);
+
+    // Two ingests creating one new file at once: the refused one never removes what the other stored.
+    writeFileSync(path('good.ndjson'), `${lines.join('\n')}\n`);
+    const [good, bad] = await Promise.all([
+      gridquote(['ingest', '--db', path('race.db'), path('good.ndjson')]),
+      gridquote(['ingest', '--db', path('race.db'), path('bad.ndjson')]),
+    ]);
+    expect(good.code, good.stderr).toBe(0);
+    expect(bad.code).toBe(1);
+    expect((await gridquote(['export', '--db', path('race.db')])).stdout).toBe(before);
+    // Two valid ones: the first in place keeps its store; the other adds nothing and says to run again.
+    const both = await Promise.all(
+      ['twin.db', 'twin.db'].map((name) => gridquote(['ingest', '--db', path(name), path('good.ndjson')])),
+    );
+    expect(both.map((result) => result.code).sort()).toEqual([0, 1]);
+    expect(both.find((result) => result.code === 1)?.stderr).toMatch(
+      /^gridquote: another process created .*twin\.db while this ingest ran, so nothing was added to it; the feed is valid: run the ingest again/,
+    );
+    expect((await gridquote(['export', '--db', path('twin.db')])).stdout).toBe(before);
+    expect(readdirSync(directory).filter((name) => name.includes('.ingest-'))).toEqual([]);
   });
 
   it('refuses a bad feed in one line, leaving the store unchanged', async () => {

@@ -1,4 +1,6 @@
-import { existsSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, linkSync, rmSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import type { Command } from 'commander';
 import { ingestFile } from '../ingest/ingest-file.js';
 import { DEFAULT_ACK_WAIT_MS, DEFAULT_BATCH_SIZE, DEFAULT_DURABLE } from '../ingest/nats/nats-ingest.js';
@@ -65,22 +67,28 @@ export function registerIngest(program: Command, io: CliIo = PROCESS_IO): Comman
           throw new CliError('ingest needs a FEED file, - for standard input, or --from nats://...');
         const progress = createProgress(io.stderr);
         const label = feed === '-' ? 'standard input' : feed;
-        const newFile = newSqliteFile(db);
-        const result = await withStore(io, db, { access: 'write', create: true }, (store) =>
-          ingestFile(store.writer, feed, {
-            stdin: io.stdin,
-            onProgress: (lines) => progress.update(`ingesting ${label}: ${lines} lines read`),
-          }).catch((error: unknown) => {
-            if (isMissingFile(error)) throw new CliError(`cannot read ${feed}: no such file`);
-            throw error;
-          }),
+        // A new SQLite file is made aside and put in place once the feed is in (newStoreAside).
+        const aside = newStoreAside(db);
+        const result = await withStore(
+          io,
+          aside?.building ?? db,
+          { access: 'write', create: true },
+          (store) =>
+            ingestFile(store.writer, feed, {
+              stdin: io.stdin,
+              onProgress: (lines) => progress.update(`ingesting ${label}: ${lines} lines read`),
+            }).catch((error: unknown) => {
+              if (isMissingFile(error)) throw new CliError(`cannot read ${feed}: no such file`);
+              throw error;
+            }),
         )
           .catch((error: unknown) => {
             // All or nothing: a refused feed leaves no empty store behind for serve to start on.
-            if (newFile !== undefined) removeSqliteFiles(newFile);
+            if (aside !== undefined) removeSqliteFiles(aside.building);
             throw error;
           })
           .finally(() => progress.done());
+        if (aside !== undefined) putInPlace(aside);
         io.stderr.write(
           `ingested ${label}: ${result.added} events added, ${result.skipped} already stored\n`,
         );
@@ -88,11 +96,45 @@ export function registerIngest(program: Command, io: CliIo = PROCESS_IO): Comman
     );
 }
 
-/** The SQLite file this ingest would create (none there yet), else undefined. */
-function newSqliteFile(location: string): string | undefined {
+interface StoreAside {
+  /** Where the store is built: a file of this process's own, beside the target. */
+  readonly building: string;
+  readonly target: string;
+}
+
+/**
+ * The SQLite file this ingest creates (none there yet, in a folder that exists), built under
+ * another name: no other process can open it half made, and a refused feed removes only it. Were
+ * it built in place, another process could open the new file meanwhile (another ingest, a
+ * server) and commit to it, and the refusal would delete what that process had stored.
+ */
+function newStoreAside(location: string): StoreAside | undefined {
   if (storeKind(location) !== 'sqlite') return undefined;
-  const path = sqlitePath(location);
-  return path === MEMORY || existsSync(path) ? undefined : path;
+  const target = sqlitePath(location);
+  if (target === MEMORY || existsSync(target) || !existsSync(dirname(target))) return undefined;
+  const building = join(
+    dirname(target),
+    `.${basename(target)}.ingest-${process.pid}-${randomBytes(4).toString('hex')}`,
+  );
+  return { building, target };
+}
+
+/**
+ * The store built aside, put at its name: link() does not replace a file, so a store another
+ * process made there meanwhile is kept, and this one given up with a line saying so. The store is
+ * closed by then, its write-ahead log merged into the file and gone.
+ */
+function putInPlace({ building, target }: StoreAside): void {
+  try {
+    linkSync(building, target);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    throw new CliError(
+      `another process created ${target} while this ingest ran, so nothing was added to it; the feed is valid: run the ingest again to add it there`,
+    );
+  } finally {
+    removeSqliteFiles(building);
+  }
 }
 
 function removeSqliteFiles(path: string): void {
