@@ -2,8 +2,11 @@ import { parseFeedLine } from '../feed/ndjson.js';
 import { EventConflictError } from '../store/event-conflict-error.js';
 import type { AppendResult, MarketWriter, ValidatedEvent } from '../store/store.js';
 import { IngestError, type LineError, MAX_REPORTED_ERRORS } from './ingest-error.js';
-import { LineTooLongError } from './read-lines.js';
+import { UnreadableLineError } from './read-lines.js';
 import { toValidatedEvent } from './to-validated-event.js';
+
+/** A blank line, by JSON's whitespace: a line of other spaces (U+00A0, a stray BOM) is not one, and is refused. */
+const BLANK = /^[ \t]*$/;
 
 export interface IngestLinesOptions {
   /** Events per append inside the one transaction; bounds memory, not atomicity. */
@@ -58,7 +61,7 @@ export async function ingestLines(
     for await (const group of groups) {
       for (const text of group) {
         lineNumber += 1;
-        if (text.trim() === '') continue;
+        if (BLANK.test(text)) continue;
         const parsed = parseLine(text, lineNumber);
         if (!parsed.ok) {
           if (errors.length === MAX_REPORTED_ERRORS) {
@@ -81,8 +84,8 @@ export async function ingestLines(
     try {
       await read();
     } catch (error) {
-      // the reader refuses an over-long line: report it with what was found before it
-      if (!(error instanceof LineTooLongError)) throw error;
+      // the reader refuses an over-long line, or one not UTF-8: report it with what was found before it
+      if (!(error instanceof UnreadableLineError)) throw error;
       errors.push({ line: error.line, reason: error.message });
     }
     if (errors.length > 0) throw new IngestError(errors, 'line', truncated);

@@ -215,6 +215,23 @@ describe('ingest', () => {
     expect(await exported(store)).toBe(feed(D1).map(formatFeedEvent).join('\n'));
   });
 
+  it('refuses a line whose bytes are not UTF-8, and one of other blanks than JSON’s, storing nothing', async () => {
+    const good = lines(feed(D1)).split('\n');
+    const bytes = Buffer.concat([
+      Buffer.from(`${good[0]}\n`),
+      Buffer.from(good[1]?.replace('"time"', '"ti\u00ffme"') ?? '', 'latin1'),
+      Buffer.from(`\n${good.slice(2).join('\n')}\n`),
+    ]);
+    const error = await refusal(() => ingestFile(store.writer, '-', { stdin: Readable.from([bytes]) }));
+    expect(error.message).toBe(
+      'line 2: the line is not valid UTF-8 (docs/feed-format.md); stopped reading there',
+    );
+    const nbsp = `${good[0]}\n\u00a0\n${good.slice(1).join('\n')}\n`;
+    const blank = await refusal(() => ingestFile(store.writer, writeFeed(nbsp)));
+    expect(blank.message).toMatch(/^line 2: invalid JSON/);
+    expect(await exported(store)).toBe('');
+  });
+
   it('keeps multi-byte characters split across chunks', async () => {
     const message: FeedEvent = {
       type: 'message',

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_LINE_BYTES } from '../domain/limits.js';
-import { LineTooLongError, readLineGroups } from './read-lines.js';
+import { LineTooLongError, NotUtf8Error, readLineGroups } from './read-lines.js';
 
 /** The chunks as a stream yields them. */
 async function* stream(chunks: readonly (Buffer | string)[]): AsyncGenerator<Buffer | string> {
@@ -53,5 +53,39 @@ describe('readLineGroups', () => {
       })(),
     ).rejects.toBeInstanceOf(LineTooLongError);
     expect(seen).toEqual(['a', 'b']);
+  });
+
+  it('decodes characters cut by a chunk’s end, whatever the chunks, and keeps a U+FFFD that was sent', async () => {
+    const text = 'é東€😀\u{fffd}\nnext\n';
+    const bytes = Buffer.from(text);
+    const oneByOne = Array.from(bytes, (byte) => Buffer.from([byte]));
+    expect(await collect(oneByOne)).toEqual(['é東€😀\u{fffd}', 'next']);
+    expect(await collect([bytes.subarray(0, 4), bytes.subarray(4)])).toEqual(['é東€😀\u{fffd}', 'next']);
+  });
+
+  it('refuses bytes that are not UTF-8 with the line they are on, after yielding the lines before it', async () => {
+    const seen: string[] = [];
+    const chunks = [
+      Buffer.from('a\nb\n'),
+      Buffer.from('c'),
+      Buffer.from([0x61, 0xff, 0xfe, 0xc3, 0x62, 0x0a]),
+      Buffer.from('d\n'),
+    ];
+    let refused: unknown;
+    try {
+      for await (const group of readLineGroups(stream(chunks))) seen.push(...group);
+    } catch (error) {
+      refused = error;
+    }
+    expect(refused).toBeInstanceOf(NotUtf8Error);
+    expect((refused as NotUtf8Error).line).toBe(3);
+    expect(seen).toEqual(['a', 'b']);
+    // A character cut by the end of the input, and an invalid byte split from its line by a chunk.
+    await expect(collect([Buffer.from('a\n'), Buffer.from([0x62, 0xe2, 0x82])])).rejects.toMatchObject({
+      line: 2,
+    });
+    await expect(collect([Buffer.from([0x61, 0xc3]), Buffer.from('\nb\n')])).rejects.toMatchObject({
+      line: 1,
+    });
   });
 });

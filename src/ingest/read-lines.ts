@@ -1,16 +1,40 @@
-import { StringDecoder } from 'node:string_decoder';
+import { isUtf8 } from 'node:buffer';
 import { MAX_LINE_BYTES } from '../domain/limits.js';
 
-/** A line longer than MAX_LINE_BYTES: reading stops there, before the rest of it is held. */
-export class LineTooLongError extends Error {
-  readonly line: number;
-
-  constructor(line: number) {
-    super(`line longer than ${MAX_LINE_BYTES} bytes (docs/feed-format.md, "Limits"); stopped reading there`);
-    this.name = 'LineTooLongError';
-    this.line = line;
+/** A line that cannot be read as a line of the feed: reading stops there. */
+export class UnreadableLineError extends Error {
+  constructor(
+    readonly line: number,
+    reason: string,
+  ) {
+    super(reason);
+    this.name = 'UnreadableLineError';
   }
 }
+
+/** A line longer than MAX_LINE_BYTES: reading stops there, before the rest of it is held. */
+export class LineTooLongError extends UnreadableLineError {
+  constructor(line: number) {
+    super(
+      line,
+      `line longer than ${MAX_LINE_BYTES} bytes (docs/feed-format.md, "Limits"); stopped reading there`,
+    );
+    this.name = 'LineTooLongError';
+  }
+}
+
+/**
+ * Bytes that are not UTF-8. A decoder would make each of them U+FFFD and the event would be
+ * stored with its text changed, without a word: refused instead, with the line.
+ */
+export class NotUtf8Error extends UnreadableLineError {
+  constructor(line: number) {
+    super(line, 'the line is not valid UTF-8 (docs/feed-format.md); stopped reading there');
+    this.name = 'NotUtf8Error';
+  }
+}
+
+const NO_BYTES = Buffer.alloc(0);
 
 /**
  * Splits a byte stream into lines, yielding them in groups (one per chunk read) so the caller
@@ -22,12 +46,28 @@ export class LineTooLongError extends Error {
  * size (100 MB took 41 s and 676 MB). Lines of the groups already yielded come first.
  */
 export async function* readLineGroups(input: AsyncIterable<Buffer | string>): AsyncGenerator<string[]> {
-  const decoder = new StringDecoder('utf8');
+  // The bytes of a character cut by the chunk's end, put before the next chunk's.
+  let carry = NO_BYTES;
   let rest = '';
   let first = true;
   let linesYielded = 0;
   for await (const chunk of input) {
-    let text = rest + (typeof chunk === 'string' ? chunk : decoder.write(chunk));
+    let decoded: string;
+    if (typeof chunk === 'string') decoded = chunk;
+    else {
+      const bytes = carry.length > 0 ? Buffer.concat([carry, chunk]) : chunk;
+      const whole = bytes.length - incompleteTail(bytes);
+      carry = whole < bytes.length ? Buffer.from(bytes.subarray(whole)) : NO_BYTES;
+      const body = bytes.subarray(0, whole);
+      if (!isUtf8(body)) {
+        const bad = firstBadLine(body);
+        const before = (rest + body.subarray(0, bad.offset).toString('utf8')).split('\n').slice(0, -1);
+        if (before.length > 0) yield before.map(stripCarriageReturn);
+        throw new NotUtf8Error(linesYielded + bad.index + 1);
+      }
+      decoded = body.toString('utf8');
+    }
+    let text = rest + decoded;
     if (first && text.length > 0) {
       if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
       first = false;
@@ -48,7 +88,8 @@ export async function* readLineGroups(input: AsyncIterable<Buffer | string>): As
       yield lines.map(stripCarriageReturn);
     }
   }
-  rest += decoder.end();
+  // A character cut by the end of the input.
+  if (carry.length > 0) throw new NotUtf8Error(linesYielded + 1);
   if (isTooLong(rest)) throw new LineTooLongError(linesYielded + 1);
   if (rest.length > 0) yield [stripCarriageReturn(rest)];
 }
@@ -65,4 +106,26 @@ function isTooLong(line: string): boolean {
 
 function stripCarriageReturn(line: string): string {
   return line.endsWith('\r') ? line.slice(0, -1) : line;
+}
+
+/** How many bytes at the end begin a UTF-8 sequence the bytes do not finish (0-3). */
+function incompleteTail(bytes: Buffer): number {
+  for (let back = 1; back <= Math.min(3, bytes.length); back += 1) {
+    const byte = bytes[bytes.length - back] as number;
+    if ((byte & 0xc0) === 0x80) continue; // a continuation byte: look further back
+    const length = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1;
+    return length > back ? back : 0;
+  }
+  return 0;
+}
+
+/** The first line of `body` that is not UTF-8: its index among body's lines, and where it starts. */
+function firstBadLine(body: Buffer): { index: number; offset: number } {
+  let offset = 0;
+  for (let index = 0; ; index += 1) {
+    const end = body.indexOf(0x0a, offset);
+    const line = body.subarray(offset, end < 0 ? body.length : end);
+    if (!isUtf8(line) || end < 0) return { index, offset };
+    offset = end + 1;
+  }
 }
