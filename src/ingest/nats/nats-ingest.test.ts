@@ -215,6 +215,11 @@ describe.skipIf(!NATS_URL)('the feed through NATS JetStream into a store', () =>
     const js = jetstream(nc);
     await publishFeed({ url, stream }, publishable().slice(0, 100));
     await js.publish(`${stream}.events.au_gas`, '{"type":"book","date":"20260302"');
+    // A message whose text's bytes are not UTF-8: never stored with U+FFFD in their place.
+    const board = DAY.find((event) => event.type === 'message');
+    if (board?.type !== 'message') throw new Error('no message event in the day');
+    const notUtf8 = Buffer.from(formatFeedEvent({ ...board, seq: 999_999, text: 'price \u00ff' }), 'latin1');
+    await js.publish(`${stream}.events.au_gas`, notUtf8);
     const original = DAY.slice(0, 100).find((event) => event.type === 'trade');
     if (original?.type !== 'trade') throw new Error('no trade among the first 100 events');
     const contradicting = formatFeedEvent({ ...original, volume: original.volume + 1 });
@@ -224,11 +229,12 @@ describe.skipIf(!NATS_URL)('the feed through NATS JetStream into a store', () =>
     const store = openSqliteStore(':memory:');
     try {
       const { totals, log } = await ingestAll(store, stream, { batchWaitMs: 100 });
-      expect(totals).toEqual({ added: DAY.length, skipped: 0, refused: 2 });
+      expect(totals).toEqual({ added: DAY.length, skipped: 0, refused: 3 });
       const refusals = log.filter((line) => line.startsWith('refused stream message'));
-      expect(refusals).toHaveLength(2);
+      expect(refusals).toHaveLength(3);
       expect(refusals[0]).toMatch(/invalid JSON/);
-      expect(refusals[1]).toMatch(new RegExp(`conflicts with stored event ${original.date}/${original.seq}`));
+      expect(refusals[1]).toMatch(/the message is not valid UTF-8/);
+      expect(refusals[2]).toMatch(new RegExp(`conflicts with stored event ${original.date}/${original.seq}`));
       expect(await exportOf(store)).toEqual(clean);
       // Terminated, not redelivered: the durable is done with them.
       expect(await drained(stream, 'worker')).toBe(true);

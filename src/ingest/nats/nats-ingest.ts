@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import {
   AckPolicy,
   type ConsumerMessages,
@@ -219,6 +220,11 @@ async function storeBatch(
   };
   let pending: { message: JsMsg; event: ValidatedEvent }[] = [];
   for (const message of messages) {
+    // Decoding would make each invalid byte U+FFFD, and the event would be stored changed.
+    if (!isUtf8(message.data)) {
+      refuse(message, 'the message is not valid UTF-8 (docs/feed-format.md)');
+      continue;
+    }
     const parsed = parseLine(message.string(), message.seq);
     if (parsed.ok) pending.push({ message, event: parsed.event });
     else refuse(message, parsed.reason);
