@@ -351,6 +351,9 @@ function show(value: unknown): string {
   if (value === undefined) return 'nothing';
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'object' && value !== null) return 'an object';
+  // JSON.stringify would say null for 1e400, and a number JSON.parse rounded (2^53 + 1) is not the one sent.
+  if (typeof value === 'number' && !Number.isFinite(value)) return 'a number too large to read';
+  if (typeof value === 'number' && Math.abs(value) > Number.MAX_SAFE_INTEGER) return 'a number beyond 2^53';
   const text = JSON.stringify(typeof value === 'string' ? value.slice(0, 40) : value);
   return text.length > 40 ? `${text.slice(0, 37)}...` : text;
 }

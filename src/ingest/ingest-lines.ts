@@ -49,7 +49,9 @@ export async function ingestLines(
     } catch (error) {
       if (error instanceof EventConflictError) {
         const line = pendingLines[error.index] ?? 0;
-        throw new IngestError([{ line, reason: error.message }]);
+        // The event it meets may be one of this feed's, stored by an earlier line of the same transaction.
+        const reason = `conflicts with event ${error.date}/${error.seq}, stored or on an earlier line of this feed`;
+        throw new IngestError([{ line, reason }]);
       }
       throw error;
     }

@@ -136,6 +136,16 @@ describe('ingest', () => {
     ['negative volume', '"volume":-3', 'volume must be an integer from 1 to 10000, got -3'],
     ['non-integer volume', '"volume":2.5', 'volume must be an integer from 1 to 10000, got 2.5'],
     [
+      'volume of 1e400',
+      '"volume":1e400',
+      'volume must be an integer from 1 to 10000, got a number too large to read',
+    ],
+    [
+      'volume past 2^53',
+      '"volume":9007199254740993',
+      'volume must be an integer from 1 to 10000, got a number beyond 2^53',
+    ],
+    [
       'price with 3 decimals',
       '"price":"124.255"',
       'price must be a decimal string with at most 2 decimals, got "124.255"',
@@ -203,9 +213,21 @@ describe('ingest', () => {
     const changed = feed(D1).map((event) => (event.seq === 3 ? { ...event, volume: 6 } : event));
     const text = lines([...feed(D2), ...changed]);
     const error = await refusal(() => ingestFile(store.writer, writeFeed(text), { chunkSize: 2 }));
-    expect(error.message).toBe(`line 9: conflicts with stored event ${D1}/3`);
+    expect(error.message).toBe(
+      `line 9: conflicts with event ${D1}/3, stored or on an earlier line of this feed`,
+    );
     expect(await exported(store)).toBe(before);
     expect(await store.reader.dates()).toEqual([D1]);
+  });
+
+  it('refuses two lines of one feed naming one event with different content, storing nothing', async () => {
+    const changed = feed(D1).map((event) => (event.seq === 3 ? { ...event, volume: 6 } : event));
+    const text = lines([...feed(D1), ...changed]);
+    const error = await refusal(() => ingestFile(store.writer, writeFeed(text)));
+    expect(error.message).toBe(
+      `line 9: conflicts with event ${D1}/3, stored or on an earlier line of this feed`,
+    );
+    expect(await exported(store)).toBe('');
   });
 
   it('reads standard input, CRLF line ends, blank lines and a byte order mark', async () => {
