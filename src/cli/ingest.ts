@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, linkSync, rmSync } from 'node:fs';
+import { existsSync, linkSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { Command } from 'commander';
 import { ingestFile } from '../ingest/ingest-file.js';
@@ -126,15 +126,27 @@ function newStoreAside(location: string): StoreAside | undefined {
  */
 function putInPlace({ building, target }: StoreAside): void {
   try {
-    linkSync(building, target);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    throw new CliError(
-      `another process created ${target} while this ingest ran, so nothing was added to it; the feed is valid: run the ingest again to add it there`,
-    );
+    if (!placed(building, target)) {
+      throw new CliError(
+        `another process created ${target} while this ingest ran, so nothing was added to it; the feed is valid: run the ingest again to add it there`,
+      );
+    }
   } finally {
     removeSqliteFiles(building);
   }
+}
+
+/** Links `building` at `target`; false when a file is there already. */
+function placed(building: string, target: string): boolean {
+  try {
+    linkSync(building, target);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST' || existsSync(target)) return false;
+  }
+  // A file system without hard links: a rename after a look, a race only such systems keep.
+  renameSync(building, target);
+  return true;
 }
 
 function removeSqliteFiles(path: string): void {
