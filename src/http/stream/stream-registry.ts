@@ -28,16 +28,10 @@ export class StreamRegistry {
   #checker: NodeJS.Timeout | undefined;
   #checking = false;
 
-  constructor(private readonly keyCheck?: StreamKeyCheck) {}
+  constructor(private readonly keyCheck: StreamKeyCheck) {}
 
   get closing(): boolean {
     return this.#closing;
-  }
-
-  get size(): number {
-    let size = 0;
-    for (const streams of this.#byKey.values()) size += streams.size;
-    return size;
   }
 
   /**
@@ -91,7 +85,7 @@ export class StreamRegistry {
   /** Looks at every streaming key once: the streams of one revoked, expired or deleted end. */
   async checkKeys(): Promise<void> {
     const check = this.keyCheck;
-    if (check === undefined || this.#checking) return;
+    if (this.#checking) return;
     this.#checking = true;
     try {
       for (const [keyId, streams] of [...this.#byKey]) {
@@ -105,7 +99,7 @@ export class StreamRegistry {
   }
 
   #startChecking(): void {
-    if (this.keyCheck === undefined || this.#checker !== undefined || this.#closing) return;
+    if (this.#checker !== undefined || this.#closing) return;
     this.#checker = setInterval(() => void this.checkKeys(), this.keyCheck.everyMs ?? 1_000);
     this.#checker.unref();
   }
