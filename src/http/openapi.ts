@@ -42,6 +42,16 @@ const PROBLEM_REF = { $ref: '#/components/schemas/Problem' };
  */
 const RATE_LIMIT_HEADERS = ['RateLimit-Policy', 'RateLimit'] as const;
 
+/** A 304's headers: what its 200 carries but for the body's own (Content-Disposition). */
+const NOT_MODIFIED_HEADERS = [
+  'API-Version',
+  'X-Request-Id',
+  'Ignored-Parameters',
+  'ETag',
+  'Cache-Control',
+  ...RATE_LIMIT_HEADERS,
+] as const;
+
 /**
  * Statuses every operation may answer with a problem, what brings each, and the headers it may
  * carry besides API-Version and X-Request-Id. The pipeline decides which (operation.ts): 414
@@ -293,16 +303,7 @@ function operationObject(operation: DocumentedOperation): JsonObject {
         description:
           `JSON by default; CSV with \`Accept: text/csv\` or \`format=csv\`. ${docs.csv} ` +
           'Compressed (br, gzip) when `Accept-Encoding` allows and the body is over 1 KiB.',
-        headers: headerRefs([
-          'API-Version',
-          'X-Request-Id',
-          'Ignored-Parameters',
-          'ETag',
-          'Cache-Control',
-          'RateLimit-Policy',
-          'RateLimit',
-          'Content-Disposition',
-        ]),
+        headers: headerRefs([...NOT_MODIFIED_HEADERS, 'Content-Disposition']),
         content: {
           'application/json': { schema: docs.response },
           'text/csv': { schema: { type: 'string', description: docs.csv } },
@@ -310,15 +311,7 @@ function operationObject(operation: DocumentedOperation): JsonObject {
       },
       '304': {
         description: 'Not modified: `If-None-Match` names the current `ETag`; no body.',
-        // What the 200 would have carried, but for its body's own headers (Content-Disposition).
-        headers: headerRefs([
-          'API-Version',
-          'X-Request-Id',
-          'Ignored-Parameters',
-          'ETag',
-          'Cache-Control',
-          ...RATE_LIMIT_HEADERS,
-        ]),
+        headers: headerRefs(NOT_MODIFIED_HEADERS),
       },
       ...problems,
     },
