@@ -1,4 +1,5 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
@@ -137,6 +138,44 @@ describe('gridquote CLI', () => {
     );
     expect((await gridquote(['export', '--db', path('twin.db')])).stdout).toBe(before);
     expect(readdirSync(directory).filter((name) => name.includes('.ingest-'))).toEqual([]);
+  });
+
+  it('removes what an ingest killed while building a new store left, and nothing another process may be writing', async () => {
+    await gridquote(['seed', '--db', path('k.db'), '--days', '1', '--until', '20250221']);
+    writeFileSync(path('k.ndjson'), (await gridquote(['export', '--db', path('k.db')])).stdout);
+    const folder = path('killed');
+    mkdirSync(folder);
+    const ended = spawnSync(process.execPath, ['-e', '']).pid;
+    const build = (pid: number, suffix: string) => `.store.db.ingest-${pid}-${suffix}`;
+    const lastHour = new Date(Date.now() - 3_600_000);
+    const leave = (name: string, old: boolean) => {
+      for (const file of [name, `${name}-wal`]) {
+        writeFileSync(join(folder, file), 'partial');
+        if (old) utimesSync(join(folder, file), lastHour, lastHour);
+      }
+    };
+    leave(build(ended, 'aaaaaaaa'), true); // abandoned: removed
+    leave(build(ended, 'bbbbbbbb'), false); // its process ended, but its files changed a moment ago: kept
+    leave(build(process.pid, 'cccccccc'), true); // a process that runs: kept
+    writeFileSync(join(folder, '.other.db.ingest-1-dddddddd'), 'partial'); // another target's: kept
+
+    const loaded = await gridquote(['ingest', '--db', join(folder, 'store.db'), path('k.ndjson')]);
+    expect(loaded.code, loaded.stderr).toBe(0);
+    expect(loaded.stderr).toMatch(
+      new RegExp(
+        `^removed .*\\.store\\.db\\.ingest-${ended}-aaaaaaaa, a store an earlier ingest \\(process ${ended}, ended\\) did not finish\n`,
+      ),
+    );
+    expect(readdirSync(folder).sort()).toEqual(
+      [
+        '.other.db.ingest-1-dddddddd',
+        build(ended, 'bbbbbbbb'),
+        `${build(ended, 'bbbbbbbb')}-wal`,
+        build(process.pid, 'cccccccc'),
+        `${build(process.pid, 'cccccccc')}-wal`,
+        'store.db',
+      ].sort(),
+    );
   });
 
   it('refuses a bad feed in one line, leaving the store unchanged', async () => {
