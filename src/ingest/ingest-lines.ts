@@ -26,8 +26,9 @@ const DEFAULT_CHUNK = 2048;
 /**
  * Ingests NDJSON lines (a file, stdin) as ONE batch in one transaction: every line is stored
  * or none. Lines are validated and appended chunk by chunk as they stream in; at the first
- * invalid line appending stops, reading continues only to report up to MAX_REPORTED_ERRORS
- * errors, and the transaction is rolled back, leaving earlier data intact. Blank lines are
+ * invalid line, or the first event that contradicts a stored one, appending stops, reading
+ * continues only to report up to MAX_REPORTED_ERRORS errors, and the transaction is rolled back,
+ * leaving earlier data intact. Blank lines are
  * skipped; line numbers count every line from 1.
  */
 export async function ingestLines(
@@ -43,17 +44,18 @@ export async function ingestLines(
   let pending: ValidatedEvent[] = [];
   let pendingLines: number[] = [];
 
+  /** The store's refusal of an event, once one was met: nothing more is appended. */
+  let conflict: EventConflictError | undefined;
+
   const flush = async () => {
     try {
       await batch.append(pending);
     } catch (error) {
-      if (error instanceof EventConflictError) {
-        const line = pendingLines[error.index] ?? 0;
-        // The event it meets may be one of this feed's, stored by an earlier line of the same transaction.
-        const reason = `conflicts with event ${error.date}/${error.seq}, stored or on an earlier line of this feed`;
-        throw new IngestError([{ line, reason }]);
-      }
-      throw error;
+      if (!(error instanceof EventConflictError)) throw error;
+      conflict = error;
+      // The event it meets may be one of this feed's, stored by an earlier line of the same transaction.
+      const reason = `conflicts with event ${error.date}/${error.seq}, stored or on an earlier line of this feed`;
+      errors.push({ line: pendingLines[error.index] ?? 0, reason });
     }
     pending = [];
     pendingLines = [];
@@ -90,8 +92,8 @@ export async function ingestLines(
       if (!(error instanceof UnreadableLineError)) throw error;
       errors.push({ line: error.line, reason: error.message });
     }
-    if (errors.length > 0) throw new IngestError(errors, 'line', truncated);
-    await flush();
+    if (errors.length === 0) await flush();
+    if (errors.length > 0) throw new IngestError(errors, 'line', truncated, conflict);
     return await batch.commit();
   } catch (error) {
     await batch.rollback();

@@ -220,6 +220,21 @@ describe('ingest', () => {
     expect(await store.reader.dates()).toEqual([D1]);
   });
 
+  it('goes on listing invalid lines after a conflict, storing nothing', async () => {
+    await ingestFile(store.writer, writeFeed(lines(feed(D1))));
+    const before = await exported(store);
+    const changed = feed(D1).map((event) => (event.seq === 3 ? { ...event, volume: 6 } : event));
+    const text = `${lines([...feed(D2), ...changed])}not json\n{}\n`;
+    const error = await refusal(() => ingestFile(store.writer, writeFeed(text), { chunkSize: 2 }));
+    expect(error.errors).toEqual([
+      { line: 9, reason: `conflicts with event ${D1}/3, stored or on an earlier line of this feed` },
+      { line: 13, reason: 'invalid JSON (malformed or truncated line)' },
+      { line: 14, reason: 'missing field "type"' },
+    ]);
+    expect(error.message).toMatch(/^3 invalid lines, nothing stored: line 9: conflicts/);
+    expect(await exported(store)).toBe(before);
+  });
+
   it('refuses two lines of one feed naming one event with different content, storing nothing', async () => {
     const changed = feed(D1).map((event) => (event.seq === 3 ? { ...event, volume: 6 } : event));
     const text = lines([...feed(D1), ...changed]);
