@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -382,14 +382,18 @@ describe('the demo', () => {
 });
 
 describe('the gridquote serve process', () => {
-  function spawnServe(args: readonly string[], env: Record<string, string> = {}): ChildProcess {
+  function spawnServe(
+    args: readonly string[],
+    env: Record<string, string> = {},
+    stdout: 'pipe' | number = 'pipe',
+  ): ChildProcess {
     // Straight from the sources (test/typescript-loader.mjs): no build, no type check here.
     return spawn(
       process.execPath,
       ['--import', LOADER, join(ROOT, 'src', 'cli', 'main.ts'), 'serve', ...args],
       {
         env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env },
-        stdio: ['ignore', 'pipe', 'pipe'],
+        stdio: ['ignore', stdout, 'pipe'],
       },
     );
   }
@@ -453,6 +457,45 @@ describe('the gridquote serve process', () => {
         expect((error as NodeJS.ErrnoException).code).toMatch(/^(ECONNREFUSED|ECONNRESET)$/);
       }
       await expectStoreIntact();
+    },
+  );
+
+  // A full disk under the log: every write fails with ENOSPC, as /dev/full's do.
+  it.runIf(existsSync('/dev/full')).each([1, 2])(
+    'goes on answering with %i worker(s) when its log cannot be written (stdout /dev/full), and stops on SIGTERM',
+    async (workers) => {
+      const full = openSync('/dev/full', 'w');
+      const child = spawnServe(
+        ['--db', db, '--port', '0', '--workers', String(workers)],
+        { LOG_LEVEL: 'info' },
+        full,
+      );
+      closeSync(full);
+      const stderr = collect(child);
+      // Bounded: a server that hangs (as one did, in sonic-boom's retries) fails the test, not the run.
+      const within = <T>(work: Promise<T>) =>
+        Promise.race([
+          work,
+          new Promise<never>((_, reject) => setTimeout(() => reject(new Error('hung')), 10_000)),
+        ]);
+      try {
+        await expect.poll(() => stderr.text(), { timeout: 20_000 }).toMatch(/at http:\/\/127\.0\.0\.1:\d+/);
+        const base = /at (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr.text())?.[1] ?? '';
+        for (let round = 0; round < 5; round++) {
+          for (let i = 0; i < 40; i++)
+            expect((await within(get(base, '/api/epi?format=csv'))).status).toBe(200);
+          // Past the 20 ms a batch waits: the next requests meet a log whose writes failed.
+          await new Promise((resolve) => setTimeout(resolve, 30));
+        }
+        expect(stderr.text()).toMatch(
+          /gridquote: writing the request log failed \(ENOSPC: no space left on device, write\): its lines are dropped until a write succeeds\n/,
+        );
+        child.kill('SIGTERM');
+        expect(await within(stderr.exit)).toBe(0);
+        expect(stderr.text()).toMatch(/stopped\n$/);
+      } finally {
+        child.kill('SIGKILL');
+      }
     },
   );
 

@@ -169,7 +169,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
   const metrics = createMetrics({
     reader,
     clock,
-    ...(stdout?.pipe ? { logPipe: stdout.pipe } : {}),
+    ...(stdout ? { logWriter: stdout.writer } : {}),
     ...(options.replicationLag ? { replicationLag: options.replicationLag } : {}),
   });
   const base = {

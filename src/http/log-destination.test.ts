@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { FileWriter } from './file-writer.js';
 import { batchBytesFor, batchedStdout } from './log-destination.js';
 import { PipeWriter } from './pipe-writer.js';
 
@@ -110,8 +111,8 @@ describe('batchedStdout', () => {
     const pipe = openPipe();
     try {
       const out = batchedStdout(pipe);
-      expect(out.pipe).toBeDefined();
-      expect(batchedStdout(fd).pipe).toBeUndefined();
+      expect(out.writer).toBeInstanceOf(PipeWriter);
+      expect(batchedStdout(fd).writer).toBeInstanceOf(FileWriter);
       const lines = Array.from({ length: 2_000 }, (_, index) => `{"n":${index},"pad":"${'x'.repeat(90)}"}\n`);
       // 200 KiB, three times what the pipe holds: sonic-boom's sync mode slept 100 ms on it.
       const started = performance.now();
@@ -153,7 +154,7 @@ describe('batchedStdout', () => {
         else out.write(line);
       }
       out.flushSync();
-      expect(out.pipe?.lostLines).toBe(0);
+      expect(out.writer.lostLines).toBe(0);
       expect(chunks.length).toBeGreaterThan(8);
       for (const chunk of chunks) {
         expect(Buffer.byteLength(chunk)).toBeLessThanOrEqual(4_096);

@@ -1,5 +1,5 @@
 import { fstatSync } from 'node:fs';
-import { destination } from 'pino';
+import { FileWriter } from './file-writer.js';
 import { PipeWriter } from './pipe-writer.js';
 
 /**
@@ -7,16 +7,17 @@ import { PipeWriter } from './pipe-writer.js';
  * main thread in batches. pino's default destination writes each line through libuv's thread
  * pool (a thread hand-off, a futex and an eventfd per write): on a busy server that cost about
  * 20 µs of CPU per request (docs/benchmarks.md, "What each removal bought"). Here the lines are
- * gathered and sonic-boom (pino's own writer) writes each batch synchronously, with one
- * write(2), once 64 KiB are waiting or 20 ms after the first line of a batch, whichever comes
+ * gathered and each batch is written synchronously, with one write(2) (file-writer.ts), once
+ * 64 KiB are waiting or 20 ms after the first line of a batch, whichever comes
  * first (4 or 8 KiB when stdout is not a file: batchBytesFor): a write per event-loop turn cost the
  * busy server about 2 µs more per request ("The fast lane"). Every batch is gathered in the same
- * buffer, reused once sonic-boom has written it. A new buffer for each batch kept V8 collecting
+ * buffer, reused once it is written. A new buffer for each batch kept V8 collecting
  * its old generation every half second under load (it counts the memory these buffers take
  * outside its heap), and a larger batch in a new buffer cost more; with one buffer, 64 KiB batches
  * to a file cost the busy server about 2 µs per request less than 8 KiB batches in new buffers
- * (docs/benchmarks.md, "HTTP"). The batch is gathered here,
- * not in sonic-boom: its write() measures the UTF-8 length of everything it holds on every line,
+ * (docs/benchmarks.md, "HTTP"). The batch is gathered here, not in
+ * sonic-boom (pino's own writer, which wrote the batches until a full disk hung the server in it:
+ * file-writer.ts): its write() measures the UTF-8 length of everything it holds on every line,
  * so a batch of lines handed to it one by one was flattened and measured again for each (about 5%
  * of a busy server's CPU; perf, docs/benchmarks.md). Each line is encoded into the batch's bytes
  * as it comes, instead of being kept as a string to be joined with the others and encoded again
@@ -25,9 +26,10 @@ import { PipeWriter } from './pipe-writer.js';
  * killed outright loses at most the last 20 ms.
  *
  * A pipe or a socket (a container's log collector, a service manager, `| tee`) is written by
- * pipe-writer.ts instead of sonic-boom: when its reader falls behind, what it has no room for
- * waits in this process (up to 4 MiB) instead of sonic-boom's sync mode putting the serving thread
- * to sleep for 100 ms at a time.
+ * pipe-writer.ts: when its reader falls behind, what it has no room for waits in this process (up
+ * to 4 MiB) instead of putting the serving thread to sleep (sonic-boom's sync mode slept 100 ms at
+ * a time). Neither writer ever throws: a write that fails drops its lines, counted and said on
+ * stderr, and the server goes on answering.
  *
  * The request line is not even made per request (keepLines): each request keeps the fields of its
  * line, and the lines of up to KEPT_LINES requests are made and encoded together, in one loop.
@@ -69,8 +71,15 @@ export interface BatchedDestination {
   keepLines<A, B>(make: (a: A, b: B) => string): (a: A, b: B) => void;
   /** Writes what is gathered, now (on close and exit), and syncs the file. */
   flushSync(): void;
-  /** A pipe's or socket's writer (its waits and losses, for the metrics); undefined for a file. */
-  readonly pipe: PipeWriter | undefined;
+  /** The writer's waits for a pipe's reader and the lines it dropped, for the metrics. */
+  readonly writer: LogWriterStats;
+}
+
+export interface LogWriterStats {
+  /** Time writes waited for a pipe's or socket's reader (file-writer.ts never waits), ms. */
+  readonly waitedMs: number;
+  /** Lines dropped because their write failed, or left unwritten at exit. */
+  readonly lostLines: number;
 }
 
 /**
@@ -105,50 +114,19 @@ function kindOf(fd: number): Kind {
   }
 }
 
-/** Writes a batch's bytes; true when written in full, so that the batch's buffer may be reused. */
-type WriteBytes = (bytes: Buffer) => boolean;
-
 /**
- * The writer of `fd`: a PipeWriter for a pipe or socket, sonic-boom (pino's own writer) in sync
- * mode for a file or terminal.
+ * The writer of `fd`: a PipeWriter for a pipe or socket, a FileWriter for a file or terminal.
+ * Neither keeps the batch's bytes (what waits for a pipe's reader is copied), so the batch's buffer
+ * is reused at once.
  */
-function writerFor(
-  fd: number,
-  kind: Kind,
-): { write: WriteBytes; flushSync(): void; pipe: PipeWriter | undefined } {
+function writerFor(fd: number, kind: Kind): PipeWriter | FileWriter {
   if (kind === 'pipe' || kind === 'socket') {
     // Standard output's stream, once made, has libuv set its pipe or socket non-blocking: a full
     // one then answers EAGAIN, so that its bytes can wait, instead of blocking the thread.
     if (fd === 1) void process.stdout;
-    const pipe = new PipeWriter(fd);
-    const write = (bytes: Buffer) => {
-      pipe.write(bytes);
-      // It keeps a copy of what waits for the reader.
-      return true;
-    };
-    return { write, flushSync: () => pipe.flushSync(), pipe };
+    return new PipeWriter(fd);
   }
-  // Buffer mode: each batch is handed over as bytes, and sonic-boom keeps them until written (a
-  // terminal may take part of them and ask for the rest later).
-  const boom = destination({ dest: fd, sync: true, contentMode: 'buffer' });
-  // sonic-boom's types declare only its utf8 mode's write(string); in buffer mode it takes bytes.
-  const write = boom.write.bind(boom) as unknown as (bytes: Buffer) => boolean;
-  /** Bytes handed to sonic-boom that it has not reported written. */
-  let unwritten = 0;
-  boom.on('write', (bytes: number) => {
-    unwritten -= bytes;
-  });
-  return {
-    write(bytes) {
-      unwritten += bytes.length;
-      write(bytes);
-      // In sync mode a file takes the whole batch at once; should sonic-boom still hold any of
-      // it (a failed write), the buffer is not reused.
-      return unwritten === 0;
-    },
-    flushSync: () => boom.flushSync(),
-    pipe: undefined,
-  };
+  return new FileWriter(fd);
 }
 
 export function batchedStdout(fd = 1): BatchedDestination {
@@ -170,10 +148,8 @@ export function batchedStdout(fd = 1): BatchedDestination {
     if (batch === undefined || used === 0) return;
     const bytes = batch.subarray(0, used);
     used = 0;
-    // One write(2) of the whole batch. Written in full (or copied to wait for a pipe's reader),
-    // the next batch reuses the buffer; should sonic-boom still hold any of it, the next batch
-    // gets a new one.
-    if (!writer.write(bytes)) batch = undefined;
+    // One write(2) of the whole batch; the next batch reuses the buffer.
+    writer.write(bytes);
   };
   /**
    * A line that took the batch past the size a pipe takes whole: the lines before it are written
@@ -229,6 +205,6 @@ export function batchedStdout(fd = 1): BatchedDestination {
       flush();
       writer.flushSync();
     },
-    pipe: writer.pipe,
+    writer,
   };
 }

@@ -178,13 +178,13 @@ describe('notice delay', () => {
 describe('log writer', () => {
   it("adds what the log pipe's waits and losses grew by at each scrape", async () => {
     const reader = { version: async () => 2, latestDate: async () => undefined } as unknown as MarketReader;
-    const logPipe = { waitedMs: 1_500, lostLines: 3 };
-    const metrics = createMetrics({ reader, clock: wallClock, logPipe });
+    const logWriter = { waitedMs: 1_500, lostLines: 3 };
+    const metrics = createMetrics({ reader, clock: wallClock, logWriter });
     let text = await metrics.registry.metrics();
     expect(sample(text, 'gridquote_log_wait_seconds_total')).toBe(1.5);
     expect(sample(text, 'gridquote_log_lines_lost_total')).toBe(3);
-    logPipe.waitedMs = 2_000;
-    logPipe.lostLines = 10;
+    logWriter.waitedMs = 2_000;
+    logWriter.lostLines = 10;
     text = await metrics.registry.metrics();
     expect(sample(text, 'gridquote_log_wait_seconds_total')).toBe(2);
     expect(sample(text, 'gridquote_log_lines_lost_total')).toBe(10);

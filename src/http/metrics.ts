@@ -3,6 +3,7 @@ import { sydneyUnixSeconds } from '../domain/dates.js';
 import type { ExchangeClock } from '../domain/exchange-clock.js';
 import { MARKET_CODES } from '../domain/markets.js';
 import type { AppendNotice, MarketReader } from '../store/store.js';
+import type { LogWriterStats } from './log-destination.js';
 import { createTalliedHistogram } from './tallied-histogram.js';
 
 /**
@@ -51,8 +52,8 @@ export interface MetricsSources {
   readonly reader: MarketReader;
   /** The exchange clock: the lag is its now minus the newest event's time. */
   readonly clock: ExchangeClock;
-  /** The log's writer when stdout is a pipe or socket (log-destination.ts): its waits and losses. */
-  readonly logPipe?: { readonly waitedMs: number; readonly lostLines: number };
+  /** The request log's writer on stdout (log-destination.ts): its waits for a pipe's reader, and the lines it dropped. */
+  readonly logWriter?: LogWriterStats;
   /** How far the store's data trails its source (MarketStore.replicationLagSeconds), where it can. */
   readonly replicationLag?: () => number | undefined;
 }
@@ -131,7 +132,7 @@ export function createMetrics(sources: MetricsSources): Metrics {
   });
 
   // The log writer keeps running totals; a scrape adds what they grew by.
-  const { logPipe } = sources;
+  const { logWriter } = sources;
   const totalCounter = (name: string, help: string, total: () => number) => {
     let counted = 0;
     new Counter({
@@ -148,12 +149,12 @@ export function createMetrics(sources: MetricsSources): Metrics {
   totalCounter(
     'gridquote_log_wait_seconds_total',
     "Time the server waited for its log's reader (stdout a pipe or socket whose reader fell 4 MiB behind).",
-    () => (logPipe?.waitedMs ?? 0) / 1000,
+    () => (logWriter?.waitedMs ?? 0) / 1000,
   );
   totalCounter(
     'gridquote_log_lines_lost_total',
-    'Log lines dropped because writing them to stdout failed (its reader gone), or left unwritten at exit.',
-    () => logPipe?.lostLines ?? 0,
+    'Log lines dropped because writing them to stdout failed (its reader gone, a full disk), or left unwritten at exit.',
+    () => logWriter?.lostLines ?? 0,
   );
 
   const noticeDelay = new Histogram({

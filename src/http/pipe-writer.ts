@@ -155,7 +155,7 @@ export class PipeWriter {
   }
 }
 
-function countLines(bytes: Buffer): number {
+export function countLines(bytes: Buffer): number {
   let lines = 0;
   for (let at = bytes.indexOf(10); at !== -1; at = bytes.indexOf(10, at + 1)) lines += 1;
   return lines;
