@@ -1,5 +1,10 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { type CachedAnswer, ResponseCache } from './response-cache.js';
+
+setFlagsFromString('--expose-gc');
+
+import { type CachedAnswer, ENTRY_OVERHEAD, ResponseCache } from './response-cache.js';
 
 function answer(
   bytes: number,
@@ -20,14 +25,14 @@ function answer(
 
 describe('ResponseCache', () => {
   it('evicts answers not asked for to stay within its byte budget', () => {
-    const cache = new ResponseCache(12_000);
-    for (const key of ['a', 'b', 'c', 'd']) cache.set(key, answer(1000));
+    const cache = new ResponseCache(110_000);
+    for (const key of ['a', 'b', 'c', 'd']) cache.set(key, answer(10_000));
     expect(cache.size).toBe(4);
     const perEntry = cache.bytes / 4;
-    expect(perEntry).toBeGreaterThan(1000);
+    expect(perEntry).toBeGreaterThan(10_000 + ENTRY_OVERHEAD);
     cache.get('a'); // a is now the most recent
-    for (const key of ['e', 'f', 'g', 'h', 'i', 'j']) cache.set(key, answer(1000));
-    expect(cache.bytes).toBeLessThanOrEqual(12_000);
+    for (const key of ['e', 'f', 'g', 'h', 'i', 'j']) cache.set(key, answer(10_000));
+    expect(cache.bytes).toBeLessThanOrEqual(110_000);
     expect(cache.size).toBe(9);
     expect(cache.get('a')).toBeDefined();
     expect(cache.get('b')).toBeUndefined();
@@ -35,18 +40,18 @@ describe('ResponseCache', () => {
   });
 
   it('gives an answer asked for since eviction last passed it a second chance, and drops the oldest not asked for', () => {
-    // Room for nine entries of 1,000 bytes (each costs a little more with its overhead).
-    const cache = new ResponseCache(12_000);
+    // Room for nine entries of 10,000 bytes (each costs a little more with its overhead).
+    const cache = new ResponseCache(110_000);
     const first = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i'];
-    for (const key of first) cache.set(key, answer(1000));
+    for (const key of first) cache.set(key, answer(10_000));
     expect(cache.size).toBe(9);
     cache.get('a');
     cache.get('c');
     cache.get('c'); // asked for twice: still one second chance
-    cache.set('j', answer(1000)); // a goes to the end unmarked, b (not asked for) goes
-    cache.set('k', answer(1000)); // c goes to the end unmarked, d goes
-    cache.set('l', answer(1000)); // e goes
-    cache.set('m', answer(1000)); // f goes
+    cache.set('j', answer(10_000)); // a goes to the end unmarked, b (not asked for) goes
+    cache.set('k', answer(10_000)); // c goes to the end unmarked, d goes
+    cache.set('l', answer(10_000)); // e goes
+    cache.set('m', answer(10_000)); // f goes
     expect(cache.size).toBe(9);
     expect(['b', 'd', 'e', 'f'].map((key) => cache.get(key))).toEqual([
       undefined,
@@ -60,11 +65,11 @@ describe('ResponseCache', () => {
   });
 
   it('never drops the answer it has just stored, even when every other one was asked for since', () => {
-    const cache = new ResponseCache(12_000);
+    const cache = new ResponseCache(110_000);
     const first = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i'];
-    for (const key of first) cache.set(key, answer(1000));
+    for (const key of first) cache.set(key, answer(10_000));
     for (const key of first) cache.get(key);
-    cache.set('j', answer(1000)); // every mark cleared in one pass, then the oldest, a, goes
+    cache.set('j', answer(10_000)); // every mark cleared in one pass, then the oldest, a, goes
     expect(cache.get('a')).toBeUndefined();
     expect(cache.get('j')).toBeDefined();
     expect(first.slice(1).every((key) => cache.get(key) !== undefined)).toBe(true);
@@ -72,8 +77,8 @@ describe('ResponseCache', () => {
     cache.delete('c');
     expect(cache.size).toBe(7);
     // A deleted entry frees its bytes: two more fit without evicting anything.
-    cache.set('k', answer(1000));
-    cache.set('l', answer(1000));
+    cache.set('k', answer(10_000));
+    cache.set('l', answer(10_000));
     expect(cache.size).toBe(9);
   });
 
@@ -93,6 +98,34 @@ describe('ResponseCache', () => {
     expect(cache.bytes).toBe(before);
     cache.delete('k');
     expect(cache.bytes).toBe(0);
+  });
+
+  it('counts what tiny answers cost the process, so that a flood of them stays within the budget', () => {
+    const gc = runInNewContext('gc') as () => void;
+    const budget = 8 * 1024 * 1024;
+    const cache = new ResponseCache(budget);
+    gc();
+    const before = process.memoryUsage();
+    // A client walking distinct URLs: 60,000 answers of about 70 bytes, as answer.ts makes them.
+    for (let n = 0; n < 60_000; n++) {
+      const text = `{"epi":[{"date":"${20250000 + n}","value":"${n}.25"}],"unknown":"${n}"}`;
+      const body = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
+      body.write(text);
+      const tag = `${n.toString(36).padStart(22, 'x')}-v${n}`;
+      cache.set(`/api/epi|historical|json|date=${20250000 + n}|unknown=${n}`, {
+        ...answer(0, { pastDay: false }),
+        body,
+        etags: { identity: `"${tag}"`, br: `"${tag}-br"`, gzip: `"${tag}-gz"` },
+        version: n,
+      });
+    }
+    gc();
+    const after = process.memoryUsage();
+    const grown = after.heapUsed - before.heapUsed + (after.external - before.external);
+    expect(cache.bytes).toBeLessThanOrEqual(budget);
+    expect(grown).toBeGreaterThan(budget / 4);
+    // With 256 bytes counted per entry it kept about 20,000 of them, using 20 MB.
+    expect(grown).toBeLessThan(budget);
   });
 
   it('does not keep an answer larger than an eighth of the budget', () => {
