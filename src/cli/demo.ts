@@ -190,7 +190,12 @@ async function startLive(
           ? `live: trading day ${date} on the exchange clock\n`
           : `live: replaying trading day ${date} at ${options.speed}x on a virtual clock (it is not in session now); the API answers on that clock\n`,
       ),
-    onError: (error) => io.stderr.write(`live: ${error instanceof Error ? error.message : String(error)}\n`),
+    onError: (error) =>
+      io.stderr.write(
+        `live: ${error instanceof Error ? error.message : String(error)}; the same events are offered again every tick (said once while this lasts)\n`,
+      ),
+    onRecovered: (ticks) =>
+      io.stderr.write(`live: storing again after ${ticks} refused ticks; no event was skipped\n`),
   });
 }
 

@@ -84,17 +84,36 @@ describe('live exchange', () => {
     expect(ingested.map((event) => event.time)).toEqual(['100000', '120000']);
   });
 
-  it('reports ingest failures without stopping the clock', async () => {
+  it('reports a refusal once while it lasts, offers the same events again, and says when they are stored', async () => {
     const clock = clockAt('2026-01-17T03:00:00Z');
-    const errors: unknown[] = [];
+    const said: string[] = [];
+    let refusing: string | undefined = 'database or disk is full';
+    const stored: FeedEvent[] = [];
     const { live } = exchangeFrom(clock, {
-      ingest: () => {
-        throw new Error('store unavailable');
+      ingest: (events) => {
+        if (refusing !== undefined) throw new Error(refusing);
+        stored.push(...events);
+        return undefined;
       },
-      onError: (error) => errors.push(error),
+      onError: (error) => said.push(`error: ${(error as Error).message}`),
+      onRecovered: (ticks) => said.push(`stored after ${ticks} refused ticks`),
     });
-    clock.advance(2_000);
+    clock.advance(2_000); // 10:01:00
+    for (let tick = 0; tick < 3; tick++) await live.tick();
+    clock.advance(60_000); // 11:01:00: no new event, the same one is still offered
     await live.tick();
-    expect(errors).toHaveLength(1);
+    refusing = 'store unavailable';
+    await live.tick();
+    expect(said).toEqual(['error: database or disk is full', 'error: store unavailable']);
+    expect(live.position().time).toBe('110100');
+    refusing = undefined;
+    await live.tick();
+    expect(stored.map((event) => event.time)).toEqual(['100000']);
+    expect(said.at(-1)).toBe('stored after 5 refused ticks');
+    // Told again if a later batch is refused.
+    refusing = 'database or disk is full';
+    clock.advance(60_000); // 12:01:00
+    await live.tick();
+    expect(said.at(-1)).toBe('error: database or disk is full');
   });
 });

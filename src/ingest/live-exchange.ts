@@ -19,7 +19,13 @@ export interface LiveExchangeOptions {
   readonly clock: SimulatedClock;
   readonly tickMs?: number;
   readonly onDayStart?: (date: string, mode: ClockMode) => void;
+  /**
+   * A batch was refused: its events are offered again at the next tick, so none is skipped. Told
+   * once while the same refusal lasts (a full disk refuses every tick), and again when it changes.
+   */
   readonly onError?: (error: unknown) => void;
+  /** A batch was stored after `failedTicks` refused ones. */
+  readonly onRecovered?: (failedTicks: number) => void;
 }
 
 export interface LiveExchange {
@@ -50,6 +56,17 @@ export function startLiveExchange(options: LiveExchangeOptions, autoTick = true)
   }
 
   let ticking = false;
+  /** The refusal of the last tick, while batches are refused, and how many ticks it lasted. */
+  let refusal: string | undefined;
+  let refusedTicks = 0;
+
+  function refused(error: unknown): void {
+    refusedTicks += 1;
+    const text = error instanceof Error ? error.message : String(error);
+    if (text === refusal) return;
+    refusal = text;
+    options.onError?.(error);
+  }
 
   async function tick(): Promise<void> {
     if (ticking) return;
@@ -62,13 +79,16 @@ export function startLiveExchange(options: LiveExchangeOptions, autoTick = true)
       if (end > released) {
         await options.ingest(events.slice(released, end));
         released = end;
+        if (refusal !== undefined) options.onRecovered?.(refusedTicks);
+        refusal = undefined;
+        refusedTicks = 0;
       }
       if (released >= events.length && seconds >= DAY_END_SECONDS) {
         date = nextTradingDay(date);
         beginDay();
       }
     } catch (error) {
-      options.onError?.(error);
+      refused(error);
     } finally {
       ticking = false;
     }
