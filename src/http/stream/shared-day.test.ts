@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ValidatedEvent } from '../../store/store.js';
-import { SharedDay } from './shared-day.js';
+import { FRAMES_ENTRY_OVERHEAD, SharedDay } from './shared-day.js';
 import { StreamItem } from './stream-items.js';
 
 /** Items whose events SharedDay never looks at. */
@@ -50,5 +50,26 @@ describe('SharedDay', () => {
     expect(day.frames('b', page, make('b')).bytes.toString()).toBe('b');
     expect(day.frames('a', page.slice(1), make('two')).bytes.toString()).toBe('two');
     expect(made).toBe(3);
+  });
+
+  it('counts what a kept page costs beyond its bytes: empty pages at many resume positions are dropped, not piled up', () => {
+    const day = new SharedDay();
+    const page = items(
+      '20250228',
+      Array.from({ length: 40_001 }, (_, index) => index + 1),
+    );
+    day.keep('20250228', page);
+    let made = 0;
+    const nothing = () => {
+      made += 1;
+      return { text: '', count: 0 };
+    };
+    const first = day.frames('none', page.slice(0, 1), nothing);
+    // A stream resuming at every position of the day, with a selection that matches nothing there.
+    for (let seq = 1; seq <= 40_000; seq++) day.frames('none', page.slice(seq, seq + 1), nothing);
+    expect(made).toBe(40_001);
+    // 40,000 pages past 16 MiB at FRAMES_ENTRY_OVERHEAD each: the first is gone (at 5 bytes each it stayed).
+    expect(40_000 * FRAMES_ENTRY_OVERHEAD).toBeGreaterThan(16 * 1024 * 1024);
+    expect(day.frames('none', page.slice(0, 1), nothing)).not.toBe(first);
   });
 });

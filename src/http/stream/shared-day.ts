@@ -4,6 +4,12 @@ import type { StreamItem } from './stream-items.js';
 
 /** Bytes of shared frames kept at most (oldest dropped first): a day's worth for a few selections. */
 const FRAME_BUDGET = 16 * 1024 * 1024;
+/**
+ * What a kept page of frames costs beyond its bytes (its key, the two Buffer views, the Map's
+ * slot), so that pages a selection matches nothing of (5 bytes of chunk each), asked for at many
+ * resume positions, still meet the budget instead of piling up uncounted.
+ */
+export const FRAMES_ENTRY_OVERHEAD = 512;
 
 /**
  * The latest trading day's events as stream items, parsed once and shared by every stream: a
@@ -59,12 +65,16 @@ export class SharedDay {
     const { text, count } = make();
     const made = sharedFrames(text, count);
     this.#frames.set(key, made);
-    this.#frameBytes += made.chunk.length;
+    this.#frameBytes += framesCost(key, made);
     for (const [oldest, frames] of this.#frames) {
       if (this.#frameBytes <= FRAME_BUDGET) break;
       this.#frames.delete(oldest);
-      this.#frameBytes -= frames.chunk.length;
+      this.#frameBytes -= framesCost(oldest, frames);
     }
     return made;
   }
+}
+
+function framesCost(key: string, frames: SharedFrames): number {
+  return FRAMES_ENTRY_OVERHEAD + key.length * 2 + frames.chunk.length;
 }
