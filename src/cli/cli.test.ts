@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,6 +28,28 @@ function gridquote(args: string[], stdin = '') {
 function seedArgs(file: string, { days = 2, until = '20250221', seed = 3 } = {}): string[] {
   return ['seed', '--db', path(file), '--days', String(days), '--until', until, '--seed', String(seed)];
 }
+
+/** A folder on a tmpfs of `megabytes` (a disk that fills), or undefined where mounting is not allowed. */
+function smallDisk(megabytes: number): { readonly folder: string; unmount(): void } | undefined {
+  const folder = mkdtempSync(join(tmpdir(), 'gridquote-small-disk-'));
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${megabytes}m`, 'tmpfs', folder], { stdio: 'ignore' });
+  } catch {
+    rmSync(folder, { recursive: true, force: true });
+    return undefined;
+  }
+  return {
+    folder,
+    unmount() {
+      execFileSync('umount', [folder]);
+      rmSync(folder, { recursive: true, force: true });
+    },
+  };
+}
+
+const probe = smallDisk(1);
+probe?.unmount();
+if (probe === undefined) console.log('full-disk ingest test: skipped, this user cannot mount a tmpfs');
 
 describe('gridquote CLI', () => {
   it('seeds deterministically: the same arguments give byte-identical exports', async () => {
@@ -177,6 +199,27 @@ describe('gridquote CLI', () => {
       ].sort(),
     );
   });
+
+  it.runIf(probe !== undefined)(
+    'puts no store in place when the disk fills as a new store is finished, nor says it ingested',
+    async () => {
+      await gridquote(['seed', '--db', path('w.db'), '--days', '3', '--until', '20250221']);
+      writeFileSync(path('w.ndjson'), (await gridquote(['export', '--db', path('w.db')])).stdout);
+      // Room for the feed's one transaction in the write-ahead log, not for it and the file both.
+      const disk = smallDisk(10);
+      if (disk === undefined) throw new Error('the tmpfs mounted a moment ago cannot be mounted');
+      try {
+        const refused = await gridquote(['ingest', '--db', join(disk.folder, 'new.db'), path('w.ndjson')]);
+        expectOneLineError(
+          refused,
+          /^gridquote: could not finish .*new\.db: the new store's write-ahead log could not be merged into it \(is the disk full\?\), so nothing was added; free some space and run the ingest again\n$/,
+        );
+        expect(readdirSync(disk.folder)).toEqual([]);
+      } finally {
+        disk.unmount();
+      }
+    },
+  );
 
   it('refuses a bad feed in one line, leaving the store unchanged', async () => {
     await gridquote(['seed', '--db', path('g.db'), '--days', '1', '--until', '20250221']);

@@ -174,10 +174,17 @@ function changedWithin(path: string, ms: number): boolean {
 /**
  * The store built aside, put at its name: link() does not replace a file, so a store another
  * process made there meanwhile is kept, and this one given up with a line saying so. The store is
- * closed by then, its write-ahead log merged into the file and gone.
+ * closed by then, its write-ahead log merged into the file and gone; a log still there holds
+ * commits the file lacks (a full disk failed the merge at close, which SQLite does not report),
+ * and the file alone would be a broken store: nothing is put in place then.
  */
 function putInPlace({ building, target }: StoreAside): void {
   try {
+    if ((statSync(`${building}-wal`, { throwIfNoEntry: false })?.size ?? 0) > 0) {
+      throw new CliError(
+        `could not finish ${target}: the new store's write-ahead log could not be merged into it (is the disk full?), so nothing was added; free some space and run the ingest again`,
+      );
+    }
     if (!placed(building, target)) {
       throw new CliError(
         `another process created ${target} while this ingest ran, so nothing was added to it; the feed is valid: run the ingest again to add it there`,
