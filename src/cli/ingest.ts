@@ -1,5 +1,4 @@
-import { randomBytes } from 'node:crypto';
-import { existsSync, linkSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { Command } from 'commander';
 import { ingestFile } from '../ingest/ingest-file.js';
@@ -8,6 +7,7 @@ import { sqlitePath, storeKind } from '../store/open-store.js';
 import { MEMORY } from '../store/sqlite/open-sqlite-store.js';
 import { CliError, type CliIo, PROCESS_IO, requireStore, storeOption, withStore } from './cli-io.js';
 import { runStreamIngest, type StreamIngestFlags } from './ingest-stream.js';
+import { asideOf, placed, removeSqliteFiles } from './new-file.js';
 import { createProgress } from './progress.js';
 import { addStreamFlags, parseNatsUrl, parseWhole } from './stream-flags.js';
 
@@ -113,11 +113,7 @@ function newStoreAside(location: string): StoreAside | undefined {
   if (storeKind(location) !== 'sqlite') return undefined;
   const target = sqlitePath(location);
   if (target === MEMORY || existsSync(target) || !existsSync(dirname(target))) return undefined;
-  const building = join(
-    dirname(target),
-    `.${basename(target)}.ingest-${process.pid}-${randomBytes(4).toString('hex')}`,
-  );
-  return { building, target };
+  return { building: asideOf(target, 'ingest'), target };
 }
 
 /** A build file untouched for this long, of a process that has ended, was abandoned. */
@@ -193,23 +189,6 @@ function putInPlace({ building, target }: StoreAside): void {
   } finally {
     removeSqliteFiles(building);
   }
-}
-
-/** Links `building` at `target`; false when a file is there already. */
-function placed(building: string, target: string): boolean {
-  try {
-    linkSync(building, target);
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST' || existsSync(target)) return false;
-  }
-  // A file system without hard links: a rename after a look, a race only such systems keep.
-  renameSync(building, target);
-  return true;
-}
-
-function removeSqliteFiles(path: string): void {
-  for (const file of [path, `${path}-wal`, `${path}-shm`]) rmSync(file, { force: true });
 }
 
 function isMissingFile(error: unknown): boolean {

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { registerBackup } from './backup.js';
 import { registerCluster } from './cluster.js';
 import { registerDemo } from './demo.js';
 import { registerExport } from './export.js';
@@ -16,6 +17,7 @@ registerSeed(program);
 registerIngest(program);
 registerFeed(program);
 registerExport(program);
+registerBackup(program);
 registerServe(program);
 registerKeys(program);
 registerDemo(program);

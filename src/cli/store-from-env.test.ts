@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runGridquote } from '../../test/cli-in-process.js';
 import { MIGRATIONS } from '../store/sqlite/migrations.js';
+import { registerBackup } from './backup.js';
 import { DEFAULT_DEMO_DB, demoStore } from './demo.js';
 import { registerExport } from './export.js';
 import { registerIngest } from './ingest.js';
@@ -21,7 +22,7 @@ const SEED = ['--days', '1', '--until', '20250221', '--seed', '3'];
 function gridquote(args: string[], db: string | undefined) {
   vi.stubEnv('GRIDQUOTE_DB', db);
   return runGridquote(args, {
-    commands: [registerSeed, registerIngest, registerExport, registerKeys, registerMigrate],
+    commands: [registerSeed, registerIngest, registerExport, registerKeys, registerMigrate, registerBackup],
     now: () => new Date('2025-02-24T08:00:00Z'),
   });
 }
@@ -38,7 +39,7 @@ afterEach(() => {
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
 
 describe('GRIDQUOTE_DB', () => {
-  it('names the store of seed, migrate, export and keys when --db is not given', async () => {
+  it('names the store of seed, migrate, export, backup and keys when --db is not given', async () => {
     const db = path('env.db');
     expect(await gridquote(['seed', ...SEED], db)).toMatchObject({ code: 0 });
     expect(existsSync(db)).toBe(true);
@@ -48,6 +49,8 @@ describe('GRIDQUOTE_DB', () => {
       stderr: `${db}: schema up to date (version ${MIGRATIONS.length})\n`,
     });
     expect((await gridquote(['export'], db)).stdout).toBe(exported);
+    expect(await gridquote(['backup', path('env-copy.db')], db)).toMatchObject({ code: 0 });
+    expect((await gridquote(['export', '--db', path('env-copy.db')], undefined)).stdout).toBe(exported);
     const created = await gridquote(['keys', 'create', '--level', 'historical', '--name', 'from env'], db);
     expect(created.code).toBe(0);
     const id = created.stdout.slice(3, 15);

@@ -407,6 +407,13 @@ export interface MarketStore {
    * when another process took it meanwhile).
    */
   claimExchange(): Promise<StoreClaim | undefined>;
+  /**
+   * Writes a copy of the whole store, as it was at one moment, to a new file at `path`, while
+   * other processes go on reading and writing it (SQLite: VACUUM INTO, in one read transaction;
+   * the copy is compacted and in rollback-journal mode, ready for read-only media). Absent where
+   * the database has its own tools for this (PostgreSQL: pg_dump).
+   */
+  copyTo?(path: string): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -214,6 +214,9 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     },
     changeNotices: () => 'local',
     claimExchange: exchange.claim,
+    async copyTo(copy) {
+      reads.prepare('VACUUM INTO ?').run(copy);
+    },
     async close() {
       await exchange.release();
       stopLooking();
