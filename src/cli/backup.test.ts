@@ -1,4 +1,5 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -59,6 +60,22 @@ describe('gridquote backup', () => {
     // Taken while the ingest's one transaction was open (it ends hundreds of ms later): the store before it.
     expect(await exported(path('during.db'))).toBe(original);
     expect(await exported(path('market.db'))).toBe(longer);
+  });
+
+  it('removes the part copy a backup killed on its way left beside the file it was making', async () => {
+    const ended = spawnSync(process.execPath, ['-e', '']).pid;
+    const left = path(`.again.db.backup-${ended}-abcdef01`);
+    writeFileSync(left, 'part of a copy');
+    const lastHour = new Date(Date.now() - 3_600_000);
+    utimesSync(left, lastHour, lastHour);
+    const result = await gridquote(['backup', '--db', path('market.db'), path('again.db')]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(
+      new RegExp(
+        `^removed .*\\.again\\.db\\.backup-${ended}-abcdef01, a store an earlier backup \\(process ${ended}, ended\\) did not finish\nbacked up `,
+      ),
+    );
+    expect(existsSync(left)).toBe(false);
   });
 
   it('refuses to write over a file, into a missing folder, or to copy PostgreSQL, leaving nothing behind', async () => {

@@ -3,7 +3,7 @@ import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { storeKind } from '../store/open-store.js';
 import { CliError, type CliIo, PROCESS_IO, requireStore, storeOption, withStore } from './cli-io.js';
-import { asideOf, placed, removeSqliteFiles } from './new-file.js';
+import { asideOf, placed, removeAbandonedBuilds, removeSqliteFiles } from './new-file.js';
 
 /**
  * `gridquote backup --db STORE FILE`: a copy of a SQLite store as it was at one moment, taken
@@ -21,6 +21,7 @@ export async function backupStore(io: CliIo, db: string, file: string): Promise<
   if (!existsSync(dirname(resolve(file)))) {
     throw new CliError(`no folder ${dirname(file)} for ${file}; create the folder first`);
   }
+  removeAbandonedBuilds(resolve(file), 'backup', (line) => io.stderr.write(`${line}\n`));
   const started = performance.now();
   const building = asideOf(resolve(file), 'backup');
   try {

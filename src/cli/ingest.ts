@@ -1,5 +1,5 @@
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { existsSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { Command } from 'commander';
 import { ingestFile } from '../ingest/ingest-file.js';
 import { DEFAULT_ACK_WAIT_MS, DEFAULT_BATCH_SIZE, DEFAULT_DURABLE } from '../ingest/nats/nats-ingest.js';
@@ -7,7 +7,7 @@ import { sqlitePath, storeKind } from '../store/open-store.js';
 import { MEMORY } from '../store/sqlite/open-sqlite-store.js';
 import { CliError, type CliIo, PROCESS_IO, requireStore, storeOption, withStore } from './cli-io.js';
 import { runStreamIngest, type StreamIngestFlags } from './ingest-stream.js';
-import { asideOf, placed, removeSqliteFiles } from './new-file.js';
+import { asideOf, placed, removeAbandonedBuilds, removeSqliteFiles } from './new-file.js';
 import { createProgress } from './progress.js';
 import { addStreamFlags, parseNatsUrl, parseWhole } from './stream-flags.js';
 
@@ -67,7 +67,9 @@ export function registerIngest(program: Command, io: CliIo = PROCESS_IO): Comman
           throw new CliError('ingest needs a FEED file, - for standard input, or --from nats://...');
         const progress = createProgress(io.stderr);
         const label = feed === '-' ? 'standard input' : feed;
-        removeAbandonedBuilds(db, io);
+        if (storeKind(db) === 'sqlite' && sqlitePath(db) !== MEMORY) {
+          removeAbandonedBuilds(sqlitePath(db), 'ingest', (line) => io.stderr.write(`${line}\n`));
+        }
         // A new SQLite file is made aside and put in place once the feed is in (newStoreAside).
         const aside = newStoreAside(db);
         const result = await withStore(
@@ -114,57 +116,6 @@ function newStoreAside(location: string): StoreAside | undefined {
   const target = sqlitePath(location);
   if (target === MEMORY || existsSync(target) || !existsSync(dirname(target))) return undefined;
   return { building: asideOf(target, 'ingest'), target };
-}
-
-/** A build file untouched for this long, of a process that has ended, was abandoned. */
-const ABANDONED_AFTER_MS = 60_000;
-
-/**
- * Removes the stores earlier ingests were building beside this target and never put in place
- * (killed with -9, or the machine stopped): a partial store, possibly large, that nothing else
- * would ever remove. A build file is taken as abandoned only when the process its name gives has
- * ended and none of its files changed for a minute: a process id says nothing about another
- * machine or container sharing the folder, whose ingest keeps writing its files.
- */
-function removeAbandonedBuilds(location: string, io: CliIo): void {
-  if (storeKind(location) !== 'sqlite') return;
-  const target = sqlitePath(location);
-  if (target === MEMORY || !existsSync(dirname(target))) return;
-  const folder = dirname(target);
-  const prefix = `.${basename(target)}.ingest-`;
-  /** Each build's name (without -wal or -shm) and the id of the process that began it. */
-  const builds = new Map<string, number>();
-  for (const name of readdirSync(folder)) {
-    if (!name.startsWith(prefix)) continue;
-    const match = /^(\d+)-[0-9a-f]{8}(?:-wal|-shm)?$/.exec(name.slice(prefix.length));
-    if (match) builds.set(name.replace(/-(?:wal|shm)$/, ''), Number(match[1]));
-  }
-  for (const [name, pid] of builds) {
-    const building = join(folder, name);
-    if (processRuns(pid) || changedWithin(building, ABANDONED_AFTER_MS)) continue;
-    removeSqliteFiles(building);
-    io.stderr.write(
-      `removed ${building}, a store an earlier ingest (process ${pid}, ended) did not finish\n`,
-    );
-  }
-}
-
-/** Whether a process with this id runs here (signal 0 checks without sending anything). */
-function processRuns(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
-  }
-}
-
-function changedWithin(path: string, ms: number): boolean {
-  const now = Date.now();
-  return [path, `${path}-wal`, `${path}-shm`].some((file) => {
-    const modified = statSync(file, { throwIfNoEntry: false })?.mtimeMs;
-    return modified !== undefined && now - modified < ms;
-  });
 }
 
 /**
