@@ -153,7 +153,7 @@ export function createMetrics(sources: MetricsSources): Metrics {
   );
   totalCounter(
     'gridquote_log_lines_lost_total',
-    'Log lines dropped because writing them to stdout failed (its reader gone, a full disk), or left unwritten at exit.',
+    'Log lines dropped because writing them to stdout failed (its reader gone or stopped for 10 s, a full disk), or left unwritten at exit.',
     () => logWriter?.lostLines ?? 0,
   );
 

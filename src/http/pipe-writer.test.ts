@@ -131,6 +131,48 @@ describe('PipeWriter', () => {
     expect(writer.lostLines).toBe(0);
   });
 
+  it('stops waiting for a reader that takes nothing (a frozen collector), drops what does not fit, and says when it has caught up', async () => {
+    const writer = new PipeWriter(pipe, 300);
+    // 4.8 MB: past the bound once the pipe is full; nobody reads.
+    const all = lines(1, 4_800, 1_000);
+    const said: string[] = [];
+    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation((text) => {
+      said.push(String(text));
+      return true;
+    });
+    try {
+      const started = performance.now();
+      for (const line of all) writer.write(line);
+      // One wait of 300 ms, not one per write past the bound.
+      expect(performance.now() - started).toBeLessThan(2_000);
+      expect(writer.waitedMs).toBeGreaterThanOrEqual(290);
+      expect(writer.queuedBytes).toBeLessThanOrEqual(MAX_QUEUED_BYTES + 1_000);
+      const dropped = writer.lostLines;
+      expect(dropped).toBeGreaterThan(0);
+      expect(said).toContain(
+        "gridquote: the request log's reader took nothing for 300 ms: the server no longer waits for it, and drops the lines that do not fit until it has taken what waits\n",
+      );
+      // The reader comes back and takes everything: what waited arrives whole, in order.
+      let received = '';
+      // The timer writes what waits as the reader takes it.
+      for (let turn = 0; turn < 2_000 && writer.queuedBytes > 0; turn++) {
+        received += readWaiting();
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      }
+      received += readWaiting();
+      expect(writer.queuedBytes).toBe(0);
+      expect(said.at(-1)).toBe(
+        `gridquote: the request log's reader has taken what waited; ${dropped} lines were dropped meanwhile\n`,
+      );
+      expect(received).toBe(Buffer.concat(all.slice(0, all.length - dropped)).toString());
+      // Waited for again, as before.
+      writer.write(Buffer.from('after\n'));
+      expect(readWaiting()).toBe('after\n');
+    } finally {
+      stderr.mockRestore();
+    }
+  });
+
   it('at exit gives a reader that takes nothing 2 s, then counts the lines left as lost', () => {
     const writer = new PipeWriter(pipe);
     const all = lines(1, 1_024);

@@ -12,6 +12,12 @@ const RETRY_MS = 5;
 const WAIT_STEP_MS = 1;
 /** At exit the reader gets this long to take what is left; the rest is lost (and said). */
 const EXIT_WAIT_MS = 2_000;
+/**
+ * A reader that takes nothing for this long while the server waits for it is frozen (a stopped
+ * log collector): the server stops waiting, and what does not fit in MAX_QUEUED_BYTES is dropped
+ * until the reader has taken what waits.
+ */
+export const STALLED_MS = 10_000;
 /** A warning on stderr at most this often. */
 const WARN_EVERY_MS = 10_000;
 
@@ -23,9 +29,11 @@ const SLEEPER = new Int32Array(new SharedArrayBuffer(4));
  * it: docs/benchmarks.md, the serve path's table, "the request log to a pipe"). What the reader has no room for waits here
  * and is written as the event loop turns (a timer, only while something waits); past
  * MAX_QUEUED_BYTES a write waits until the reader has taken enough, so no line is dropped and
- * the server slows to the reader's pace only when the reader cannot keep up at all. A write that
- * fails otherwise (the reader is gone: EPIPE) drops what waits and every later line, and says so
- * on stderr once: the server goes on serving.
+ * the server slows to the reader's pace only when the reader cannot keep up at all. A reader
+ * that takes nothing at all for STALLED_MS is not waited for again until it has taken what waits:
+ * meanwhile the lines that do not fit are dropped, counted and said, so a frozen log collector
+ * costs lines, not the service. A write that fails otherwise (the reader is gone: EPIPE) drops
+ * what waits and every later line, and says so on stderr once: the server goes on serving.
  */
 export class PipeWriter {
   /** Bytes not yet written, in order; the first may be the rest of a part-written buffer. */
@@ -34,12 +42,18 @@ export class PipeWriter {
   #timer: NodeJS.Timeout | undefined;
   #failure: Error | undefined;
   #warnedAt = Number.NEGATIVE_INFINITY;
+  /** The reader took nothing for STALLED_MS: writes past the bound are dropped, not waited for. */
+  #stalled = false;
+  #droppedWhileStalled = 0;
   /** Time writes waited for the reader (past the bound, or at exit), ms. */
   waitedMs = 0;
-  /** Lines dropped after a failed write, or left unwritten at exit. */
+  /** Lines dropped after a failed write, while the reader was stalled, or left unwritten at exit. */
   lostLines = 0;
 
-  constructor(private readonly fd: number) {}
+  constructor(
+    private readonly fd: number,
+    private readonly stalledMs = STALLED_MS,
+  ) {}
 
   get queuedBytes(): number {
     return this.#queued;
@@ -54,6 +68,12 @@ export class PipeWriter {
       this.lostLines += countLines(bytes);
       return;
     }
+    if (this.#stalled && this.#queued + bytes.length > MAX_QUEUED_BYTES) {
+      const lines = countLines(bytes);
+      this.lostLines += lines;
+      this.#droppedWhileStalled += lines;
+      return;
+    }
     // Behind bytes that wait, these wait too (in order) and the timer tries them: a full pipe
     // answers each try with an error, which costs.
     const written = this.#queue.length === 0 ? this.#writeNow(bytes) : 0;
@@ -65,7 +85,13 @@ export class PipeWriter {
       this.#warn(
         `the request log's reader is ${MAX_QUEUED_BYTES / 2 ** 20} MiB behind: the server waits for it`,
       );
-      this.#waitUntilQueuedAtMost(MAX_QUEUED_BYTES, Number.POSITIVE_INFINITY);
+      if (!this.#waitUntilQueuedAtMost(MAX_QUEUED_BYTES, this.stalledMs)) {
+        this.#stalled = true;
+        this.#droppedWhileStalled = 0;
+        say(
+          `the request log's reader took nothing for ${this.stalledMs} ms: the server no longer waits for it, and drops the lines that do not fit until it has taken what waits`,
+        );
+      }
     }
     this.#schedule();
   }
@@ -92,6 +118,12 @@ export class PipeWriter {
         return;
       }
       this.#queue.shift();
+    }
+    if (this.#stalled) {
+      this.#stalled = false;
+      say(
+        `the request log's reader has taken what waited; ${this.#droppedWhileStalled} lines were dropped meanwhile`,
+      );
     }
   }
 
@@ -121,17 +153,21 @@ export class PipeWriter {
     this.#queued = 0;
   }
 
-  /** Waits on this thread until at most `bytes` wait; false if `limitMs` passed first. */
+  /** Waits on this thread until at most `bytes` wait; false if the reader took nothing for `limitMs` first. */
   #waitUntilQueuedAtMost(bytes: number, limitMs: number): boolean {
     const start = performance.now();
+    let progressAt = start;
     let done = true;
     while (this.#queued > bytes) {
-      if (performance.now() - start >= limitMs) {
+      const now = performance.now();
+      if (now - progressAt >= limitMs) {
         done = false;
         break;
       }
       Atomics.wait(SLEEPER, 0, 0, WAIT_STEP_MS);
+      const before = this.#queued;
       this.#drain();
+      if (this.#queued < before) progressAt = performance.now();
     }
     this.waitedMs += performance.now() - start;
     return done;
@@ -151,8 +187,12 @@ export class PipeWriter {
     const now = performance.now();
     if (now - this.#warnedAt < WARN_EVERY_MS) return;
     this.#warnedAt = now;
-    process.stderr.write(`gridquote: ${text}\n`);
+    say(text);
   }
+}
+
+function say(text: string): void {
+  process.stderr.write(`gridquote: ${text}\n`);
 }
 
 export function countLines(bytes: Buffer): number {
