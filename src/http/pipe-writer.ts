@@ -10,7 +10,7 @@ export const MAX_QUEUED_BYTES = 4 * 1024 * 1024;
 const RETRY_MS = 5;
 /** A write past the bound, and the flush at exit, wait for the reader in steps of this long. */
 const WAIT_STEP_MS = 1;
-/** At exit the reader gets this long to take what is left; the rest is lost (and said). */
+/** At exit the reader is waited for while it takes what is left; once it takes nothing for this long, the rest is lost (and said). */
 const EXIT_WAIT_MS = 2_000;
 /**
  * A reader that takes nothing for this long while the server waits for it is frozen (a stopped
@@ -96,7 +96,7 @@ export class PipeWriter {
     this.#schedule();
   }
 
-  /** Writes everything queued, waiting up to EXIT_WAIT_MS for the reader (on close and exit). */
+  /** Writes everything queued, waiting for the reader while it takes something, EXIT_WAIT_MS at most without (on close and exit). */
   flushSync(): void {
     this.#drain();
     if (this.#queued > 0 && !this.#waitUntilQueuedAtMost(0, EXIT_WAIT_MS)) {
