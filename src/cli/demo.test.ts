@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
+import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PROCESS_TEST_TIMEOUT_MS, spawnCli } from '../../test/cli-process.js';
@@ -141,6 +142,35 @@ describe('demo', () => {
       expect((await ask('/api/ticker?futures=au_electricity&date=20260119&type=settle')).data).toEqual([]);
     } finally {
       await second.stop();
+    }
+  });
+
+  it('does not hold its serving thread while another process holds the write lock: the feed waits its turn', async () => {
+    const time = pinnedTime('2026-01-17T03:00:00Z'); // Saturday: Monday the 19th is replayed
+    const log = io(time.now);
+    const db = join(dir, 'locked.db');
+    const demo = await startDemo(log, { db, port: 0, host: '127.0.0.1', days: 2, seed: 5, speed: 60 });
+    // Another writer (an ingest into the same file) holds the lock for a while.
+    const other = new Database(db);
+    try {
+      const version = await demo.server.store.reader.version();
+      other.exec('BEGIN IMMEDIATE');
+      time.advance(30_000); // 30 virtual minutes: events are due
+      const started = performance.now();
+      await demo.live.tick();
+      // Refused at once (the thread waited 0.1 s, not the 30 s a command waits), the events kept for the next tick.
+      expect(performance.now() - started).toBeLessThan(1_000);
+      expect(await demo.server.store.reader.version()).toBe(version);
+      expect(log.errors()).toMatch(
+        /live: .*locked\.db is locked by another writer .*; the same events are offered again every tick \(said once while this lasts\)\n/,
+      );
+      other.exec('ROLLBACK');
+      await demo.live.tick();
+      expect(await demo.server.store.reader.version()).toBeGreaterThan(version);
+      expect(log.errors()).toMatch(/live: storing again after \d+ refused ticks; no event was skipped\n/);
+    } finally {
+      other.close();
+      await demo.stop();
     }
   });
 

@@ -84,13 +84,18 @@ export interface RunningServer {
   close(hurry?: AbortSignal): Promise<DrainReport>;
 }
 
+/** How long a write of the serving process waits for another writer's lock (SQLite), ms. */
+export const SERVING_LOCK_WAIT_MS = 100;
+
 /** Opens the store, builds the app and listens. Reusable by the demo command. */
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const store = await openStore(options.db, {
     access: options.writable === true ? 'write' : 'read',
     purpose: 'for serving',
-    // What this process writes (the demo's live feed) commits on the serving thread: no WAL checkpoint there.
-    ...(options.writable === true ? { backgroundCheckpoints: true } : {}),
+    // What this process writes (the demo's live feed) commits on the serving thread: no WAL
+    // checkpoint there, and no long wait for another process's write lock (an ingest into the same
+    // file): the feed offers its batch again at its next tick instead of the thread waiting 30 s.
+    ...(options.writable === true ? { backgroundCheckpoints: true, lockWaitMs: SERVING_LOCK_WAIT_MS } : {}),
     ...(options.pgPoolMax === undefined ? {} : { poolMax: options.pgPoolMax }),
     ...(options.pgStatementTimeoutMs === undefined
       ? {}
