@@ -67,11 +67,10 @@ export function registerIngest(program: Command, io: CliIo = PROCESS_IO): Comman
           throw new CliError('ingest needs a FEED file, - for standard input, or --from nats://...');
         const progress = createProgress(io.stderr);
         const label = feed === '-' ? 'standard input' : feed;
-        if (storeKind(db) === 'sqlite' && sqlitePath(db) !== MEMORY) {
-          removeAbandonedBuilds(sqlitePath(db), 'ingest', (line) => io.stderr.write(`${line}\n`));
-        }
+        const file = sqliteFile(db);
+        if (file !== undefined) removeAbandonedBuilds(file, 'ingest', (line) => io.stderr.write(`${line}\n`));
         // A new SQLite file is made aside and put in place once the feed is in (newStoreAside).
-        const aside = newStoreAside(db);
+        const aside = file === undefined ? undefined : newStoreAside(file);
         const result = await withStore(
           io,
           aside?.building ?? db,
@@ -111,11 +110,16 @@ interface StoreAside {
  * it built in place, another process could open the new file meanwhile (another ingest, a
  * server) and commit to it, and the refusal would delete what that process had stored.
  */
-function newStoreAside(location: string): StoreAside | undefined {
-  if (storeKind(location) !== 'sqlite') return undefined;
-  const target = sqlitePath(location);
-  if (target === MEMORY || existsSync(target) || !existsSync(dirname(target))) return undefined;
+function newStoreAside(target: string): StoreAside | undefined {
+  if (existsSync(target) || !existsSync(dirname(target))) return undefined;
   return { building: asideOf(target, 'ingest'), target };
+}
+
+/** The SQLite file a store location names; undefined for PostgreSQL or a store in memory. */
+function sqliteFile(location: string): string | undefined {
+  if (storeKind(location) !== 'sqlite') return undefined;
+  const path = sqlitePath(location);
+  return path === MEMORY ? undefined : path;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { fsyncSync, writeSync } from 'node:fs';
-import { countLines } from './pipe-writer.js';
+import { countLines, say } from './pipe-writer.js';
 
 /** Writes bytes at a file position (fs.writeSync's form); tests give one that fails. */
 export type WriteBytesSync = (fd: number, bytes: Buffer, offset: number, length: number) => number;
@@ -49,7 +49,7 @@ export class FileWriter {
     }
     if (this.#failure !== undefined) {
       const dropped = this.#droppedSinceFailure;
-      warn(
+      say(
         `writing the request log works again; ${dropped} ${dropped === 1 ? 'line was' : 'lines were'} dropped meanwhile`,
       );
       this.#failure = undefined;
@@ -84,12 +84,8 @@ export class FileWriter {
     if (this.#failure === undefined) {
       this.#failure = error instanceof Error ? error.message : String(error);
       this.#droppedSinceFailure = 0;
-      warn(`writing the request log failed (${this.#failure}): its lines are dropped until a write succeeds`);
+      say(`writing the request log failed (${this.#failure}): its lines are dropped until a write succeeds`);
     }
     this.#droppedSinceFailure += lost;
   }
-}
-
-function warn(text: string): void {
-  process.stderr.write(`gridquote: ${text}\n`);
 }

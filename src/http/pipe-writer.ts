@@ -191,7 +191,8 @@ export class PipeWriter {
   }
 }
 
-function say(text: string): void {
+/** One line on stderr, as the log writers say what happens to the log. */
+export function say(text: string): void {
   process.stderr.write(`gridquote: ${text}\n`);
 }
 
