@@ -144,6 +144,37 @@ describe.skipIf(TEST_PG_URL === undefined)('postgres store', () => {
     }
   });
 
+  it('stores the contracts a writer new to the store meets, those stored before and new ones, each once', async () => {
+    const schema = schemas.name();
+    const first = await openPostgresStore(TEST_PG_URL ?? '', { schema, migrate: true });
+    await first.writer.append(dayOne());
+    await first.close();
+    // A new writer knows none of the store's contracts: its COPY of them meets stored codes.
+    const newContract = trade('20250220', 90, '150000', 'BNM2026', 12500, 1);
+    const later = [...dayTwo(), newContract];
+    const second = await openPostgresStore(TEST_PG_URL ?? '', { schema });
+    const sqlite = openSqliteStore(MEMORY);
+    try {
+      expect(await second.writer.append(later)).toEqual({ added: later.length, skipped: 0 });
+      await sqlite.writer.append([...dayOne(), ...later]);
+      expect(await everyAnswer(second.reader, DATES)).toEqual(await everyAnswer(sqlite.reader, DATES));
+      expect(await lines(second, '20250220')).toEqual(later.map((event) => event.line));
+      const client = new pg.Client({ connectionString: TEST_PG_URL, options: `-c search_path=${schema}` });
+      await client.connect();
+      const codes = await client.query<{ code: string }>('SELECT code FROM contracts ORDER BY code');
+      await client.end();
+      const named = new Set(
+        [...dayOne(), ...later].flatMap((event) =>
+          'contract' in event && typeof event.contract === 'object' ? [event.contract.code] : [],
+        ),
+      );
+      expect(codes.rows.map((row) => row.code)).toEqual([...named].sort());
+    } finally {
+      await second.close();
+      await sqlite.close();
+    }
+  });
+
   it('skips replays, refuses conflicts and stores nothing of a refused batch', async () => {
     const store = await schemas.open();
     try {

@@ -17,14 +17,13 @@ import { type CopyData, CopyRows, runCopyScript } from './copy-rows.js';
 import { Partitions } from './postgres-partitions.js';
 import { StatementQueue } from './statement-queue.js';
 import {
-  CONTRACTS,
+  copyWithContracts,
   DAILY,
   DATAMINE,
   DAY_REVISIONS,
   DAYS,
   INDEX_VALUES,
   type Row,
-  stagedUpsert,
   type Upsert,
   upsertRows,
   upsertTogether,
@@ -323,13 +322,13 @@ export function createPostgresWriter(
    */
   function sendRows(open: Transaction): void {
     const contractRows = takeContracts();
-    const script: (string | CopyData)[] =
-      contractRows.length > 0 ? [...stagedUpsert(CONTRACTS, contractRows)] : [];
+    const copies: CopyData[] = [];
     for (const table of [eventRows, tickRows, tradeRows, messageRows, customRows, dailyRows]) {
       const data = table.take();
-      if (data) script.push(data);
+      if (data) copies.push(data);
     }
-    if (script.length > 0) open.queue.send((client) => runCopyScript(client, script));
+    if (contractRows.length > 0) open.queue.send((client) => copyWithContracts(client, contractRows, copies));
+    else if (copies.length > 0) open.queue.send((client) => runCopyScript(client, copies));
   }
 
   /**

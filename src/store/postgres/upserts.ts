@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { FACE_VALUE_SPLIT } from '../rows/view-batch.js';
-import { CopyRows, type CopyScript, runCopyScript } from './copy-rows.js';
+import { type CopyData, CopyRows, type CopyScript, runCopyScript } from './copy-rows.js';
 
 /**
  * Multi-row inserts and upserts of the writer: the contracts, the summary views (with the merge
@@ -218,6 +218,51 @@ export function stagedUpsert(upsert: Upsert, rows: readonly Row[]): CopyScript {
     `DROP TABLE ${stage}`,
   ];
 }
+
+/**
+ * The contracts a writer met for the first time, and the table rows that follow them, as one
+ * round trip: the contracts are COPYed into their table under a savepoint, not upserted. The
+ * upsert (ON CONFLICT through a temporary table) cost the server 8-10 µs a row, a fresh store's
+ * first day about 60 ms (docs/benchmarks.md, PostgreSQL), where a COPY costs about 3 µs; and a
+ * writer meets a contract already stored only when it is new to a store that has it (its first
+ * transaction), so the COPY nearly always succeeds. When it meets a stored code, the server
+ * stops at that row and drops the rest of the query; the savepoint is rolled back, and the
+ * contracts go through the upsert, followed by the same rows again. The caller holds the store's
+ * version lock, so no other writer can store a contract between the two.
+ */
+export async function copyWithContracts(
+  client: pg.ClientBase,
+  contracts: readonly Row[],
+  rows: readonly CopyData[],
+): Promise<void> {
+  const copy = new CopyRows(CONTRACTS.table, CONTRACTS.columns);
+  for (const row of contracts) copy.pushRow(row);
+  const data = copy.take();
+  if (!data) {
+    if (rows.length > 0) await runCopyScript(client, rows);
+    return;
+  }
+  try {
+    await runCopyScript(client, [
+      'SAVEPOINT new_contracts',
+      data,
+      'RELEASE SAVEPOINT new_contracts',
+      ...rows,
+    ]);
+  } catch (error) {
+    if (!isStoredContract(error)) throw error;
+    await client.query('ROLLBACK TO SAVEPOINT new_contracts; RELEASE SAVEPOINT new_contracts');
+    await runCopyScript(client, [...stagedUpsert(CONTRACTS, contracts), ...rows]);
+  }
+}
+
+/** A COPY into contracts that met a code already stored (unique_violation on its key). */
+function isStoredContract(error: unknown): boolean {
+  const { code, constraint } = (error ?? {}) as { code?: unknown; constraint?: unknown };
+  return code === UNIQUE_VIOLATION && constraint === 'contracts_pkey';
+}
+
+const UNIQUE_VIOLATION = '23505';
 
 function insertInto(upsert: Upsert): string {
   return `INSERT INTO ${upsert.table} AS t (${upsert.columns.map(([name]) => name).join(', ')})`;
