@@ -223,7 +223,7 @@ export function stagedUpsert(upsert: Upsert, rows: readonly Row[]): CopyScript {
  * The contracts a writer met for the first time, and the table rows that follow them, as one
  * round trip: the contracts are COPYed into their table under a savepoint, not upserted. The
  * upsert (ON CONFLICT through a temporary table) cost the server 8-10 µs a row, a fresh store's
- * first day about 60 ms (docs/benchmarks.md, PostgreSQL), where a COPY costs about 3 µs; and a
+ * first day about 60 ms (docs/benchmarks.md, PostgreSQL), where a COPY costs 3-5 µs; and a
  * writer meets a contract already stored only when it is new to a store that has it (its first
  * transaction), so the COPY nearly always succeeds. When it meets a stored code, the server
  * stops at that row and drops the rest of the query; the savepoint is rolled back, and the
@@ -238,10 +238,7 @@ export async function copyWithContracts(
   const copy = new CopyRows(CONTRACTS.table, CONTRACTS.columns);
   for (const row of contracts) copy.pushRow(row);
   const data = copy.take();
-  if (!data) {
-    if (rows.length > 0) await runCopyScript(client, rows);
-    return;
-  }
+  if (!data) return runCopyScript(client, rows);
   try {
     await runCopyScript(client, [
       'SAVEPOINT new_contracts',
