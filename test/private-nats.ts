@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { accepts, freePort } from './free-port.js';
@@ -24,19 +24,37 @@ export interface PrivateNats {
   close(): Promise<void>;
 }
 
-/** `auth`: the server takes only this user and password (nats-server --user --pass). */
+/**
+ * `auth`: the server takes only this user and password (nats-server --user --pass). `config`: a
+ * configuration file's text (TLS, nkey users, an operator), given with `-c`; `jetstream: false`
+ * leaves JetStream off (an operator's accounts would need it enabled each).
+ */
 export async function startPrivateNats(
-  options: { readonly auth?: { readonly user: string; readonly pass: string } } = {},
+  options: {
+    readonly auth?: { readonly user: string; readonly pass: string };
+    readonly config?: string;
+    readonly jetstream?: boolean;
+  } = {},
 ): Promise<PrivateNats> {
   const auth = options.auth === undefined ? [] : ['--user', options.auth.user, '--pass', options.auth.pass];
   const dir = mkdtempSync(join(tmpdir(), 'gq-private-nats-'));
+  const config: string[] = [];
+  if (options.config !== undefined) {
+    writeFileSync(join(dir, 'nats.conf'), options.config);
+    config.push('-c', join(dir, 'nats.conf'));
+  }
+  const jetstream = options.jetstream === false ? [] : ['-js', '-sd', dir];
   const port = await freePort();
   let server: { child: ChildProcess; exited: Promise<void> } | undefined;
 
   const start = async () => {
-    const child = spawn(NATS_SERVER, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dir, ...auth], {
-      stdio: 'ignore',
-    });
+    const child = spawn(
+      NATS_SERVER,
+      [...config, '-a', '127.0.0.1', '-p', String(port), ...jetstream, ...auth],
+      {
+        stdio: 'ignore',
+      },
+    );
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     server = { child, exited };
     await waitFor(

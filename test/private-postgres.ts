@@ -1,7 +1,8 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { makeCertificates } from './certificates.js';
 import { freePort } from './free-port.js';
 
 /**
@@ -95,7 +96,7 @@ export async function startPrivatePostgres(
     await asServerUser('initdb', ['-D', data, ...auth, '-U', 'root', '--no-sync', '-E', 'UTF8']);
     rmSync(passwordFile, { force: true });
     if (options.tls) {
-      const files = await makeCertificates(join(dir, 'tls'));
+      const files = await serverCertificates(join(dir, 'tls'));
       tls = files.client;
       tlsSettings.push(...files.serverSettings);
       writeFileSync(
@@ -134,49 +135,22 @@ export async function startPrivatePostgres(
 }
 
 /**
- * A CA, the server's certificate for 127.0.0.1 signed by it, a client certificate for the user
- * root signed by it, and a second CA, made with openssl in `dir`; the server's files are the
- * postgres user's (PostgreSQL refuses a key others can read).
+ * The certificates of makeCertificates, the client's for the user root; the server's files are
+ * the postgres user's (PostgreSQL refuses a key others can read).
  */
-async function makeCertificates(dir: string): Promise<{ client: PrivateTls; serverSettings: string[] }> {
-  mkdirSync(dir);
-  const at = (name: string) => join(dir, name);
-  const openssl = (...args: string[]) => run('openssl', args, { cwd: dir });
-  const newKey = (name: string, subject: string) => [
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-subj',
-    `/CN=${subject}`,
-    '-keyout',
-    `${name}.key`,
-  ];
-  const authority = (name: string) =>
-    openssl('req', '-x509', ...newKey(name, name), '-days', '2', '-out', `${name}.crt`);
-  const signed = async (name: string, subject: string, extensions?: string) => {
-    await openssl('req', ...newKey(name, subject), '-out', `${name}.csr`);
-    if (extensions !== undefined) writeFileSync(at(`${name}.ext`), extensions);
-    await openssl(
-      ...['x509', '-req', '-days', '2', '-in', `${name}.csr`, '-CA', 'ca.crt', '-CAkey', 'ca.key'],
-      ...['-CAcreateserial', '-out', `${name}.crt`],
-      ...(extensions === undefined ? [] : ['-extfile', `${name}.ext`]),
-    );
-  };
-  await authority('ca');
-  await authority('other-ca');
-  await signed('server', 'localhost', 'subjectAltName=IP:127.0.0.1\n');
-  await signed('client', 'root');
-  chmodSync(at('server.key'), 0o600);
+async function serverCertificates(dir: string): Promise<{ client: PrivateTls; serverSettings: string[] }> {
+  const files = await makeCertificates(dir, 'root');
+  chmodSync(files.serverKey, 0o600);
   if (asRoot()) {
-    for (const name of ['server.crt', 'server.key', 'ca.crt']) chownSync(at(name), idOf('-u'), idOf('-g'));
+    for (const name of [files.serverCert, files.serverKey, files.ca]) chownSync(name, idOf('-u'), idOf('-g'));
   }
   return {
-    client: { ca: at('ca.crt'), cert: at('client.crt'), key: at('client.key'), otherCa: at('other-ca.crt') },
+    client: { ca: files.ca, cert: files.clientCert, key: files.clientKey, otherCa: files.otherCa },
     serverSettings: [
       '-c ssl=on',
-      `-c ssl_cert_file=${at('server.crt')}`,
-      `-c ssl_key_file=${at('server.key')}`,
-      `-c ssl_ca_file=${at('ca.crt')}`,
+      `-c ssl_cert_file=${files.serverCert}`,
+      `-c ssl_key_file=${files.serverKey}`,
+      `-c ssl_ca_file=${files.ca}`,
     ],
   };
 }

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { type Command, InvalidArgumentError } from 'commander';
 import { loadConfig, storeLocation } from '../config.js';
 import { nextTradingDay } from '../domain/calendar.js';
-import { connectNats, natsCredentialsApart } from '../feed/nats/feed-stream.js';
+import { connectNats, natsCredentialsApart } from '../feed/nats/nats-connection.js';
 import { formatReplaySchedule, type ReplaySchedule } from '../ingest/replay-schedule.js';
 import { describeLocation, storeKind } from '../store/open-store.js';
 import { schemaUrl } from '../store/postgres/schema-url.js';

@@ -31,7 +31,11 @@ export function registerFeed(program: Command, io: CliIo = PROCESS_IO): Command 
     .description(
       'publish exchange events (docs/feed-format.md) to a JetStream stream, creating it if missing',
     )
-    .requiredOption('--nats <url>', 'NATS server, nats://host:port', parseNatsUrl)
+    .requiredOption(
+      '--nats <url>',
+      'NATS server, nats://host:port or tls://host:port (TLS and credentials: docs/operations.md)',
+      parseNatsUrl,
+    )
     .argument('[feed]', "NDJSON file, or '-' for standard input (or --simulate)")
     .option('--simulate', 'publish the simulated exchange instead of a file')
     .option(

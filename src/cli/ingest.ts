@@ -21,7 +21,7 @@ export function registerIngest(program: Command, io: CliIo = PROCESS_IO): Comman
     .argument('[feed]', "NDJSON file, or '-' for standard input")
     .option(
       '--from <url>',
-      'instead of a file: consume the feed stream of this NATS server, nats://host:port',
+      'instead of a file: consume the feed stream of this NATS server, nats://host:port or tls://host:port',
       parseNatsUrl,
     )
     .option('--durable <name>', 'with --from: durable consumer name', DEFAULT_DURABLE)

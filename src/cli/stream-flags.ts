@@ -41,7 +41,9 @@ export function retentionOf(flags: StreamFlags): StreamRetention {
 
 export function parseNatsUrl(text: string): string {
   if (!text.split(',').every((server) => /^(nats|tls):\/\/\S+$/.test(server.trim()))) {
-    throw new InvalidArgumentError('expected nats://host:port (comma-separated for several servers)');
+    throw new InvalidArgumentError(
+      'expected nats://host:port or tls://host:port (comma-separated for several servers)',
+    );
   }
   return text;
 }

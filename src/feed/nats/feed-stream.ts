@@ -1,5 +1,5 @@
 import { DiscardPolicy, type JetStreamManager, RetentionPolicy, StorageType } from '@nats-io/jetstream';
-import { connect, type NatsConnection, nanos } from '@nats-io/transport-node';
+import { nanos } from '@nats-io/transport-node';
 import type { MarketCode } from '../../domain/markets.js';
 import type { FeedEvent } from '../events.js';
 
@@ -45,85 +45,6 @@ export function subjectOf(stream: string, event: FeedEvent, market: MarketCode |
 
 /** The message id JetStream deduplicates on: the event's identity (date, seq). */
 export const messageIdOf = (event: Pick<FeedEvent, 'date' | 'seq'>): string => `${event.date}-${event.seq}`;
-
-/**
- * NATS credentials from the environment: GRIDQUOTE_NATS_USER with GRIDQUOTE_NATS_PASSWORD, or
- * GRIDQUOTE_NATS_TOKEN (rather than in the URL, which shows in process listings).
- */
-export function natsCredentials(
-  env: NodeJS.ProcessEnv = process.env,
-): { user: string; pass: string } | { token: string } | Record<string, never> {
-  const { GRIDQUOTE_NATS_USER: user, GRIDQUOTE_NATS_PASSWORD: pass, GRIDQUOTE_NATS_TOKEN: token } = env;
-  if (user !== undefined && user !== '') return { user, pass: pass ?? '' };
-  if (token !== undefined && token !== '') return { token };
-  return {};
-}
-
-/**
- * A NATS URL's credentials (`nats://user:password@host`, `nats://token@host`, percent-encoded)
- * taken out of it, as the variables natsCredentials reads: the NATS client ignores credentials
- * in a URL, and a process given the bare URL on its command line and these in its environment
- * connects as given while showing no secret. Several servers share the first one's credentials.
- */
-export function natsCredentialsApart(url: string): { url: string; env: Record<string, string> } {
-  const servers = url.split(',').map((server) => server.trim());
-  let env: Record<string, string> = {};
-  const bare = servers.map((server) => {
-    // up to the last @ before the host, as URL parsers read it
-    const match = /^([a-z]+:\/\/)([^/]*)@([^/@]*(?:\/.*)?)$/i.exec(server);
-    if (match === null) return server;
-    const [, scheme, userinfo = '', rest] = match;
-    if (Object.keys(env).length === 0) {
-      const colon = userinfo.indexOf(':');
-      env =
-        colon === -1
-          ? { GRIDQUOTE_NATS_TOKEN: decodeURIComponent(userinfo) }
-          : {
-              GRIDQUOTE_NATS_USER: decodeURIComponent(userinfo.slice(0, colon)),
-              GRIDQUOTE_NATS_PASSWORD: decodeURIComponent(userinfo.slice(colon + 1)),
-            };
-    }
-    return `${scheme}${rest}`;
-  });
-  return { url: bare.join(','), env };
-}
-
-/**
- * Connects to the NATS server(s) of a URL (comma-separated for a cluster), with the URL's
- * credentials, else the environment's (natsCredentials). The connection outlives server
- * restarts; `log` gets one line when it is lost and one when it is back.
- */
-export async function connectNats(
-  url: string,
-  name: string,
-  log?: (line: string) => void,
-): Promise<NatsConnection> {
-  const apart = natsCredentialsApart(url);
-  let nc: NatsConnection;
-  try {
-    nc = await connect({
-      servers: apart.url.split(','),
-      name,
-      ...natsCredentials({ ...process.env, ...apart.env }),
-      // Keep trying through a server restart: the publisher and the worker outlive the broker's outages.
-      maxReconnectAttempts: -1,
-      reconnectTimeWait: 500,
-    });
-  } catch (error) {
-    throw new Error(
-      `cannot reach NATS at ${apart.url}: ${error instanceof Error ? error.message : String(error)}`,
-    );
-  }
-  if (log !== undefined) void reportStatus(nc, log);
-  return nc;
-}
-
-async function reportStatus(nc: NatsConnection, log: (line: string) => void): Promise<void> {
-  for await (const status of nc.status()) {
-    if (status.type === 'disconnect') log('NATS connection lost; reconnecting');
-    else if (status.type === 'reconnect') log('NATS connection back');
-  }
-}
 
 /**
  * Creates the stream when it is missing (with the given retention), and checks an existing one

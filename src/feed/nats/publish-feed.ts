@@ -3,13 +3,8 @@ import type { Contract } from '../../domain/contract.js';
 import { isMarketCode, type MarketCode } from '../../domain/markets.js';
 import type { FeedEvent } from '../events.js';
 import { formatFeedEvent } from '../ndjson.js';
-import {
-  connectNats,
-  ensureFeedStream,
-  messageIdOf,
-  type StreamRetention,
-  subjectOf,
-} from './feed-stream.js';
+import { ensureFeedStream, messageIdOf, type StreamRetention, subjectOf } from './feed-stream.js';
+import { connectNats } from './nats-connection.js';
 
 /** A validated feed event (feed/validate.ts): canonical, with its parsed contract when it has one. */
 export interface PublishableEvent {

@@ -9,12 +9,8 @@ import {
   jetstreamManager,
 } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/transport-node';
-import {
-  connectNats,
-  ensureFeedStream,
-  isNotFound,
-  type StreamRetention,
-} from '../../feed/nats/feed-stream.js';
+import { ensureFeedStream, isNotFound, type StreamRetention } from '../../feed/nats/feed-stream.js';
+import { connectNats } from '../../feed/nats/nats-connection.js';
 import { EventConflictError } from '../../store/event-conflict-error.js';
 import type { MarketWriter, ValidatedEvent } from '../../store/store.js';
 import { parseLine } from '../ingest-lines.js';
