@@ -1,6 +1,7 @@
 import { Option } from 'commander';
 import { SETTINGS, storeLocation } from '../config.js';
 import { describeLocation, type OpenStoreOptions, openStore } from '../store/open-store.js';
+import { isPrivilegeRefusal } from '../store/privilege-refusal.js';
 import type { MarketStore } from '../store/store.js';
 
 /** What the commands write to and open; tests pass their own. */
@@ -33,7 +34,7 @@ export async function withStore<T>(
   } catch (error) {
     // A role that may read the store but not write it (a read-only role for serve, docs/operations.md):
     // PostgreSQL's "permission denied for table api_keys" does not say which store, or what to do.
-    if ((error as { code?: unknown } | undefined)?.code === '42501') {
+    if (isPrivilegeRefusal(error)) {
       throw new CliError(
         `${(error as Error).message} at ${describeLocation(location)}: the URL's role may not write this store; run this command as its owner`,
       );

@@ -1,5 +1,5 @@
 import { fsyncSync, writeSync } from 'node:fs';
-import { countLines, say } from './pipe-writer.js';
+import { countLines, say } from './log-writer-notes.js';
 
 /** Writes bytes at a file position (fs.writeSync's form); tests give one that fails. */
 export type WriteBytesSync = (fd: number, bytes: Buffer, offset: number, length: number) => number;

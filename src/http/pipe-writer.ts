@@ -1,4 +1,5 @@
 import { writeSync } from 'node:fs';
+import { countLines, say } from './log-writer-notes.js';
 
 /**
  * Bytes that may wait in this process for a full pipe or socket before a write waits for its
@@ -189,15 +190,4 @@ export class PipeWriter {
     this.#warnedAt = now;
     say(text);
   }
-}
-
-/** One line on stderr, as the log writers say what happens to the log. */
-export function say(text: string): void {
-  process.stderr.write(`gridquote: ${text}\n`);
-}
-
-export function countLines(bytes: Buffer): number {
-  let lines = 0;
-  for (let at = bytes.indexOf(10); at !== -1; at = bytes.indexOf(10, at + 1)) lines += 1;
-  return lines;
 }

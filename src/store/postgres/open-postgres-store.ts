@@ -3,6 +3,7 @@ import { userInfo } from 'node:os';
 import pg from 'pg';
 import { parseIntoClientConfig } from 'pg-connection-string';
 import { exchangeSlot } from '../exchange-slot.js';
+import { isPrivilegeRefusal } from '../privilege-refusal.js';
 import type { AppendNotice, MarketStore, SchemaReport } from '../store.js';
 import { StoreBusyError, StoreOpenError } from '../store-open-error.js';
 import { claimSchemaExchange } from './exchange-claim.js';
@@ -255,7 +256,7 @@ async function privilegeRefusal(
   url: string,
   error: unknown,
 ): Promise<StoreOpenError | undefined> {
-  if ((error as { code?: unknown } | undefined)?.code !== INSUFFICIENT_PRIVILEGE) return undefined;
+  if (!isPrivilegeRefusal(error)) return undefined;
   const row = await searchPathOf(client).catch(() => undefined);
   return new StoreOpenError(
     `role ${row?.role ?? '(unknown)'} lacks a privilege on the store in schema ${row?.schema ?? '(none)'} at ${describe(url)} ` +
@@ -274,9 +275,6 @@ async function requireWritable(client: pg.Client, url: string): Promise<void> {
     `PostgreSQL at ${describe(url)} is a standby (a read replica), which takes no writes: give this command the primary's URL`,
   );
 }
-
-/** PostgreSQL's insufficient_privilege (SQLSTATE 42501). */
-const INSUFFICIENT_PRIVILEGE = '42501';
 
 interface SearchPath {
   /** The schema tables go to; null when the search_path names none that exists and the role may use. */
