@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { DEFAULT_HTTP_LIMITS } from './http/limits.js';
 import { REDIS_UNAVAILABLE_POLICIES, type RedisUnavailablePolicy } from './http/rate-limit.js';
+import { parseRedisLocation } from './http/redis-location.js';
 import { parseReplaySchedule, type ReplaySchedule } from './ingest/replay-schedule.js';
 
 /**
@@ -133,13 +134,13 @@ export const SETTINGS = {
     env: 'GRIDQUOTE_REDIS_URL',
     placeholder: 'url',
     description:
-      'redis:// URL: rate-limit counters shared by every server process given the same Redis and key prefix; ' +
+      'redis:// URL (or redis+sentinel://host:port,.../master): rate-limit counters shared by every server process given the same Redis and key prefix; ' +
       'unset, counted by this serve alone (its primary counts for all its --workers)',
     fallback: undefined as string | undefined,
-    parse: (text): Parsed<string> =>
-      /^rediss?:\/\/\S+$/.test(text)
-        ? { value: text }
-        : { problem: 'must be a redis:// or rediss:// URL (the value is not shown: it may hold a password)' },
+    parse: (text): Parsed<string> => {
+      const location = parseRedisLocation(text);
+      return 'problem' in location ? location : { value: text };
+    },
   },
   redisKeyPrefix: {
     env: 'GRIDQUOTE_REDIS_KEY_PREFIX',

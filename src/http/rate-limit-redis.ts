@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import { Redis, type RedisOptions } from 'ioredis';
 import { RateLimiterRedis } from 'rate-limiter-flexible';
 import { HttpProblem } from './problems.js';
 import {
@@ -8,6 +8,7 @@ import {
   type RedisUnavailablePolicy,
   type WindowCount,
 } from './rate-limit.js';
+import { parseRedisLocation } from './redis-location.js';
 
 /**
  * Rate-limit counters shared in Redis (docs/operations.md, "Deployment: beyond one machine"):
@@ -16,7 +17,7 @@ import {
  */
 
 export interface RedisRateLimitOptions {
-  /** redis:// or rediss:// URL (it may hold a password: never logged). */
+  /** redis://, rediss:// or redis+sentinel:// location (redis-location.ts; it may hold a password: never logged). */
   readonly url: string;
   /** Prefix of every counter key: one per deployment sharing a Redis. */
   readonly keyPrefix: string;
@@ -43,14 +44,30 @@ const PROBE_EVERY_MS = 1000;
 const SKIPPED = new Error('skipped while Redis does not answer');
 
 export function createRedisRateLimitStore(options: RedisRateLimitOptions): RedisRateLimitStore {
-  const client = new Redis(options.url, {
+  const location = parseRedisLocation(options.url);
+  if ('problem' in location) throw new Error(`rate limits: the Redis location ${location.problem}`);
+  const settings: RedisOptions = {
     // Fail at once while disconnected instead of queueing requests behind a reconnect.
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     commandTimeout: COMMAND_TIMEOUT_MS,
     connectTimeout: 1000,
     retryStrategy: (attempt) => Math.min(attempt * 100, 1000),
-  });
+  };
+  const client =
+    location.kind === 'url'
+      ? new Redis(location.url, settings)
+      : new Redis({
+          ...settings,
+          sentinels: [...location.sentinels],
+          name: location.name,
+          ...(location.username === undefined ? {} : { username: location.username }),
+          ...(location.password === undefined ? {} : { password: location.password }),
+          // Sentinel announces a failover (+switch-master): the client moves to the new master at
+          // once instead of at its next failed command.
+          failoverDetector: true,
+          sentinelRetryStrategy: (attempt) => Math.min(attempt * 100, 1000),
+        });
   let lost = false;
   let lastFailure = 0;
   const reportLost = (reason: string) => {

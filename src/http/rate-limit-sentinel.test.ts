@@ -1,0 +1,150 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hasRedisServer, type PrivateSentinel, startPrivateSentinel } from '../../test/private-redis.js';
+import { waitFor } from '../../test/wait-for.js';
+import { loadConfig } from '../config.js';
+import type { RateLimitWindow } from './rate-limit.js';
+import { createRedisRateLimitStore } from './rate-limit-redis.js';
+import { parseRedisLocation } from './redis-location.js';
+
+describe('a Redis location', () => {
+  it('is a redis:// or rediss:// URL, or the sentinels and the master’s name', () => {
+    expect(parseRedisLocation('redis://:pw@10.0.0.5:6379/2')).toEqual({
+      kind: 'url',
+      url: 'redis://:pw@10.0.0.5:6379/2',
+    });
+    expect(parseRedisLocation('redis+sentinel://s1:26379,s2.example:26380,[::1]:26381/gq-master')).toEqual({
+      kind: 'sentinel',
+      sentinels: [
+        { host: 's1', port: 26379 },
+        { host: 's2.example', port: 26380 },
+        { host: '::1', port: 26381 },
+      ],
+      name: 'gq-master',
+    });
+    expect(parseRedisLocation('redis+sentinel://gq:p%40ss@s1:26379/m')).toMatchObject({
+      username: 'gq',
+      password: 'p@ss',
+    });
+    expect(parseRedisLocation('redis+sentinel://:secret@s1:26379/m')).toEqual({
+      kind: 'sentinel',
+      sentinels: [{ host: 's1', port: 26379 }],
+      name: 'm',
+      password: 'secret',
+    });
+  });
+
+  it('refuses anything else without repeating it (it may hold a password)', () => {
+    for (const text of [
+      'http://s1:6379',
+      'redis+sentinel://s1:26379',
+      'redis+sentinel://s1/m',
+      'redis+sentinel://s1:70000/m',
+      'redis+sentinel://:hunter2@s1:26379,/m',
+      'redis+sentinel://s1:26379/m/extra',
+    ]) {
+      const result = parseRedisLocation(text);
+      expect(result, text).toHaveProperty('problem');
+      expect(JSON.stringify(result)).not.toContain('hunter2');
+    }
+    expect(() => loadConfig({ GRIDQUOTE_REDIS_URL: 'redis+sentinel://:hunter2@s1/m' })).toThrow(
+      /GRIDQUOTE_REDIS_URL must name each sentinel as host:port/,
+    );
+  });
+});
+
+if (!hasRedisServer()) console.log('rate-limit-sentinel.test.ts: Redis Sentinel skipped, no redis-server');
+
+describe.skipIf(!hasRedisServer())('rate limits through Redis Sentinel', () => {
+  const MINUTE: RateLimitWindow = { name: 'per-minute', seconds: 60 };
+  let redis: PrivateSentinel;
+
+  beforeAll(async () => {
+    redis = await startPrivateSentinel('gqmaster');
+  }, 60_000);
+  afterAll(async () => {
+    await redis?.close();
+  });
+
+  it('counts in the master the sentinel names and, once it fails over, in the new master, shared again', async () => {
+    // Two server processes' stores, refusing while Redis cannot be reached (not counting alone).
+    const logs: string[][] = [[], []];
+    const [a, b] = logs.map((log) =>
+      createRedisRateLimitStore({
+        url: redis.url,
+        keyPrefix: 'gqs',
+        unavailable: 'refuse',
+        log: (line) => log.push(line),
+      }),
+    ) as [ReturnType<typeof createRedisRateLimitStore>, ReturnType<typeof createRedisRateLimitStore>];
+    const [countA, countB] = [a.factory(MINUTE), b.factory(MINUTE)];
+    const counted = async (store: typeof countA) => {
+      try {
+        return (await store.consume('key1')).consumedPoints;
+      } catch {
+        return undefined;
+      }
+    };
+    try {
+      await waitFor('the first count', async () => (await counted(countA)) !== undefined, {
+        timeoutMs: 10_000,
+        intervalMs: 50,
+      });
+      expect(await counted(countB)).toBe(2);
+      expect(await counted(countA)).toBe(3);
+      const master = redis.client(redis.masterPort);
+      expect(await master.get('gqs:rl:per-minute:key1')).toBe('3');
+      master.disconnect();
+      // The replica holds the counts before the master goes (so the failover loses none).
+      const replica = redis.client(redis.replicaPort);
+      await waitFor(
+        'the count on the replica',
+        async () => (await replica.get('gqs:rl:per-minute:key1')) === '3',
+        {
+          timeoutMs: 10_000,
+          intervalMs: 20,
+        },
+      );
+
+      await redis.killMaster();
+      await waitFor(
+        'the sentinel to promote the replica',
+        async () => (await redis.masterNamed()) === redis.replicaPort,
+        {
+          timeoutMs: 30_000,
+          intervalMs: 100,
+        },
+      );
+      // Each store finds the new master by itself, and the two count together again, from where they were.
+      const afterFailover: number[] = [];
+      await waitFor(
+        'a count on the new master',
+        async () => {
+          const count = await counted(countA);
+          if (count !== undefined) afterFailover.push(count);
+          return count !== undefined;
+        },
+        { timeoutMs: 30_000, intervalMs: 100 },
+      );
+      await waitFor('the other store on the new master', async () => (await counted(countB)) !== undefined, {
+        timeoutMs: 30_000,
+        intervalMs: 100,
+      });
+      expect(afterFailover).toEqual([4]);
+      expect(await counted(countA)).toBe(6);
+      expect(await replica.get('gqs:rl:per-minute:key1')).toBe('6');
+      replica.disconnect();
+      // Each store said when it lost Redis and, the last thing, that it is back: once for each loss.
+      for (const log of logs) {
+        const lost = log.filter((line) => line.startsWith('rate limits: Redis unreachable'));
+        expect(lost.length).toBeGreaterThan(0);
+        expect(
+          log.filter((line) => line === 'rate limits: Redis reachable again, counters shared'),
+        ).toHaveLength(lost.length);
+        expect(log.at(-1)).toBe('rate limits: Redis reachable again, counters shared');
+      }
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+});

@@ -1,0 +1,52 @@
+/**
+ * Where the rate-limit counters live (docs/operations.md, "Rate limits shared in Redis"): a
+ * Redis URL (`redis://`, `rediss://` for TLS), or Redis Sentinel's
+ * `redis+sentinel://[[user]:password@]host:port[,host:port...]/master`, in which case the
+ * sentinels are asked where the master is, at start and again after every failover. The
+ * password (and user) are the master's and its replicas'; sentinels are asked without one.
+ */
+export type RedisLocation =
+  | { readonly kind: 'url'; readonly url: string }
+  | {
+      readonly kind: 'sentinel';
+      readonly sentinels: readonly { readonly host: string; readonly port: number }[];
+      /** The master's name in the sentinels' configuration (`sentinel monitor <name> ...`). */
+      readonly name: string;
+      readonly username?: string;
+      readonly password?: string;
+    };
+
+const SENTINEL = /^redis\+sentinel:\/\/(?:([^@/]*)@)?([^/@]+)\/([A-Za-z0-9_.-]{1,64})\/?$/i;
+const HOST_PORT = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):(\d{1,5})$/;
+
+/** The location, or why the text is not one (without repeating it: it may hold a password). */
+export function parseRedisLocation(text: string): RedisLocation | { readonly problem: string } {
+  if (/^rediss?:\/\/\S+$/.test(text)) return { kind: 'url', url: text };
+  const sentinel = SENTINEL.exec(text);
+  if (sentinel === null) {
+    return {
+      problem:
+        'must be a redis:// or rediss:// URL, or redis+sentinel://host:port[,host:port...]/master (the value is not shown: it may hold a password)',
+    };
+  }
+  const [, userinfo, hosts = '', name = ''] = sentinel;
+  const sentinels: { host: string; port: number }[] = [];
+  for (const address of hosts.split(',')) {
+    const hostPort = HOST_PORT.exec(address.trim());
+    const port = Number(hostPort?.[2]);
+    if (hostPort === null || port < 1 || port > 65_535) {
+      return {
+        problem: 'must name each sentinel as host:port: redis+sentinel://host:port[,host:port...]/master',
+      };
+    }
+    sentinels.push({ host: (hostPort[1] ?? '').replace(/^\[|\]$/g, ''), port });
+  }
+  const credentials: { username?: string; password?: string } = {};
+  if (userinfo !== undefined) {
+    const colon = userinfo.indexOf(':');
+    const user = decodeURIComponent(colon === -1 ? userinfo : userinfo.slice(0, colon));
+    if (user !== '') credentials.username = user;
+    if (colon !== -1) credentials.password = decodeURIComponent(userinfo.slice(colon + 1));
+  }
+  return { kind: 'sentinel', sentinels, name, ...credentials };
+}

@@ -1,0 +1,115 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { accepts, freePort } from './free-port.js';
+import { waitFor } from './wait-for.js';
+
+/**
+ * Redis with Sentinel, of the test's own: a master, its replica and one sentinel watching them
+ * (quorum 1, the master down after 500 ms without an answer), so that a test can kill the master
+ * and see the replica promoted within seconds. The shared Redis on 6379 is never touched. Needs
+ * Debian's redis-server (which is also the sentinel); tests skip, saying so, without it.
+ */
+
+export const REDIS_SERVER = '/usr/bin/redis-server';
+export const hasRedisServer = (): boolean => existsSync(REDIS_SERVER);
+
+export interface PrivateSentinel {
+  /** redis+sentinel://127.0.0.1:<sentinel>/<name> */
+  readonly url: string;
+  readonly masterPort: number;
+  readonly replicaPort: number;
+  /** kill -9 the master. */
+  killMaster(): Promise<void>;
+  /** The port of the master the sentinel names now. */
+  masterNamed(): Promise<number>;
+  /** A client of the server on this port (the caller disconnects it). */
+  client(port: number): Redis;
+  close(): Promise<void>;
+}
+
+export async function startPrivateSentinel(name: string): Promise<PrivateSentinel> {
+  const dir = mkdtempSync(join(tmpdir(), 'gq-private-redis-'));
+  const [masterPort, replicaPort, sentinelPort] = [await freePort(), await freePort(), await freePort()];
+  const children: { child: ChildProcess; exited: Promise<void> }[] = [];
+  const start = async (port: number, args: string[]) => {
+    const child = spawn(REDIS_SERVER, args, { stdio: 'ignore', cwd: dir });
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    children.push({ child, exited });
+    await waitFor(
+      `redis-server on port ${port}`,
+      async () => {
+        if (child.exitCode !== null) throw new Error(`redis-server exited with code ${child.exitCode}`);
+        return accepts(port);
+      },
+      { timeoutMs: 20_000, intervalMs: 20 },
+    );
+    return { child, exited };
+  };
+  const server = (port: number) => [
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+  ];
+  const master = await start(masterPort, server(masterPort));
+  await start(replicaPort, [...server(replicaPort), '--replicaof', '127.0.0.1', String(masterPort)]);
+  // The sentinel rewrites its configuration file as it learns: a file of its own.
+  const config = join(dir, 'sentinel.conf');
+  writeFileSync(
+    config,
+    [
+      `port ${sentinelPort}`,
+      'bind 127.0.0.1',
+      `sentinel monitor ${name} 127.0.0.1 ${masterPort} 1`,
+      `sentinel down-after-milliseconds ${name} 500`,
+      `sentinel failover-timeout ${name} 2000`,
+      '',
+    ].join('\n'),
+  );
+  await start(sentinelPort, [config, '--sentinel']);
+
+  const client = (port: number) =>
+    new Redis({ host: '127.0.0.1', port, lazyConnect: false, maxRetriesPerRequest: 1 });
+  const sentinel = client(sentinelPort);
+  // Ready once the replica has synchronised and the sentinel knows it: only then can it fail over.
+  await waitFor(
+    'the replica known to the sentinel, in sync',
+    async () => {
+      const replicas = (await sentinel.call('SENTINEL', 'REPLICAS', name)) as string[][];
+      const [fields = []] = replicas;
+      const field = (key: string) => fields[fields.indexOf(key) + 1];
+      return replicas.length === 1 && field('flags') === 'slave' && field('master-link-status') === 'ok';
+    },
+    { timeoutMs: 30_000, intervalMs: 100 },
+  );
+
+  return {
+    url: `redis+sentinel://127.0.0.1:${sentinelPort}/${name}`,
+    masterPort,
+    replicaPort,
+    async killMaster() {
+      master.child.kill('SIGKILL');
+      await master.exited;
+    },
+    async masterNamed() {
+      const [, port] = (await sentinel.call('SENTINEL', 'GET-MASTER-ADDR-BY-NAME', name)) as [string, string];
+      return Number(port);
+    },
+    client,
+    async close() {
+      sentinel.disconnect();
+      for (const { child, exited } of children) {
+        child.kill('SIGKILL');
+        await exited;
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
