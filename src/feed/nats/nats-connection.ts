@@ -53,11 +53,13 @@ export function natsCredentials(env: NodeJS.ProcessEnv = process.env): NatsCrede
   if (nkey !== undefined && nkey !== '') {
     checkReadable('GRIDQUOTE_NATS_NKEY', nkey);
     // The seed's text, without the line end an editor leaves.
-    return { authenticator: nkeyAuthenticator(() => new TextEncoder().encode(readSecret(nkey).trim())) };
+    return {
+      authenticator: nkeyAuthenticator(() => new TextEncoder().encode(readFileSync(nkey, 'utf8').trim())),
+    };
   }
   if (creds !== undefined && creds !== '') {
     checkReadable('GRIDQUOTE_NATS_CREDS', creds);
-    return { authenticator: credsAuthenticator(() => new TextEncoder().encode(readSecret(creds))) };
+    return { authenticator: credsAuthenticator(() => readFileSync(creds)) };
   }
   return {};
 }
@@ -98,10 +100,6 @@ function checkReadable(variable: string, path: string): string {
     );
   }
   return path;
-}
-
-function readSecret(path: string): string {
-  return readFileSync(path, 'utf8');
 }
 
 /**
