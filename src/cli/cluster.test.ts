@@ -136,7 +136,7 @@ describe('gridquote cluster: its arguments', () => {
     return { code, stderr };
   }
 
-  it('refuses a name that could not be a schema, stream and prefix, a SQLite store, and an unreachable NATS', async () => {
+  it('refuses a name that could not be a schema, stream and prefix, a SQLite store, a Redis location of no form, and an unreachable NATS', async () => {
     expect(await cluster(['--name', 'Bad-Name'])).toMatchObject({
       code: 1,
       stderr: expect.stringMatching(/--name.*lower-case letters/),
@@ -145,6 +145,12 @@ describe('gridquote cluster: its arguments', () => {
       code: 1,
       stderr: expect.stringMatching(/^gridquote: cluster needs a postgres:\/\/ store, got market\.db\n$/),
     });
+    const refusedRedis = await cluster(['--redis', 'redis+sentinel://:hunter2@s1/m']);
+    expect(refusedRedis).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/--redis.*must name each sentinel as host:port/),
+    });
+    expect(refusedRedis.stderr).not.toContain('hunter2');
     expect(await cluster(['--nats', 'nats://127.0.0.1:1'])).toMatchObject({
       code: 1,
       stderr: expect.stringMatching(/^gridquote: cannot reach NATS at nats:\/\/127\.0\.0\.1:1: /),

@@ -3,6 +3,7 @@ import { type Command, InvalidArgumentError } from 'commander';
 import { loadConfig, storeLocation } from '../config.js';
 import { nextTradingDay } from '../domain/calendar.js';
 import { connectNats, natsCredentialsApart } from '../feed/nats/nats-connection.js';
+import { parseRedisLocation } from '../http/redis-location.js';
 import { formatReplaySchedule, type ReplaySchedule } from '../ingest/replay-schedule.js';
 import { describeLocation, storeKind } from '../store/open-store.js';
 import { schemaUrl } from '../store/postgres/schema-url.js';
@@ -346,7 +347,7 @@ export function registerCluster(program: Command, io: CliIo = PROCESS_IO): Comma
     .option('--nats <url>', 'NATS server with JetStream', parseNatsUrl, DEFAULT_CLUSTER.nats)
     .option(
       '--redis <url>',
-      `Redis for the shared rate limits (default: $GRIDQUOTE_REDIS_URL or ${DEFAULT_CLUSTER.redis})`,
+      `Redis for the shared rate limits, redis:// or redis+sentinel:// (default: $GRIDQUOTE_REDIS_URL or ${DEFAULT_CLUSTER.redis})`,
     )
     .option(
       '--name <name>',
@@ -363,6 +364,10 @@ export function registerCluster(program: Command, io: CliIo = PROCESS_IO): Comma
       if (storeKind(db) !== 'postgres')
         throw new CliError(`cluster needs a postgres:// store, got ${describeLocation(db)}`);
       const redis = flags.redis ?? loadConfig().redis ?? DEFAULT_CLUSTER.redis;
+      // Checked here, not first by each replica it is handed to; not by commander, which would
+      // repeat the value (it may hold a password).
+      const location = parseRedisLocation(redis);
+      if ('problem' in location) throw new CliError(`--redis ${location.problem}`);
       await runCluster(io, { ...flags, db, redis });
     },
   );

@@ -58,6 +58,10 @@ describe('gridquote feed publish and ingest --from: their arguments', () => {
       await gridquote(['feed', 'publish', '--nats', 'http://127.0.0.1:4222', '--simulate']),
       /expected nats:\/\/host:port/,
     );
+    // Not repeated: a URL may hold a password.
+    const refused = await gridquote(['ingest', '--db', 'x.db', '--from', 'http://gq:hunter2@127.0.0.1:4222']);
+    expectOneLineError(refused, /^gridquote: NATS: expected nats:\/\/host:port or tls:\/\/host:port/);
+    expect(refused.stderr).not.toContain('hunter2');
     expectOneLineError(
       await gridquote(['feed', 'publish', '--nats', nats, '--simulate', '--stream', 'a.b']),
       /stream name must be 1\.\.64 letters/,

@@ -5,6 +5,7 @@ import {
   DEFAULT_STREAM,
   type StreamRetention,
 } from '../feed/nats/feed-stream.js';
+import { CliError } from './cli-io.js';
 
 /** The flags `feed publish` and `ingest --from` share: the stream and, if they create it, its retention. */
 export interface StreamFlags {
@@ -39,10 +40,14 @@ export function retentionOf(flags: StreamFlags): StreamRetention {
   return { maxAgeMs: flags.maxAgeHours * 3_600_000, maxBytes: flags.maxBytes };
 }
 
+/**
+ * A CliError, not commander's InvalidArgumentError, which would repeat the value: a NATS URL may
+ * hold a password.
+ */
 export function parseNatsUrl(text: string): string {
   if (!text.split(',').every((server) => /^(nats|tls):\/\/\S+$/.test(server.trim()))) {
-    throw new InvalidArgumentError(
-      'expected nats://host:port or tls://host:port (comma-separated for several servers)',
+    throw new CliError(
+      'NATS: expected nats://host:port or tls://host:port (comma-separated for several servers); the value is not shown: it may hold a password',
     );
   }
   return text;
