@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerExport } from '../src/cli/export.js';
@@ -10,6 +9,7 @@ import { createApiKey } from '../src/http/api-keys.js';
 import { ingestEvents } from '../src/ingest/ingest-events.js';
 import { openPostgresStore } from '../src/store/postgres/open-postgres-store.js';
 import type { MarketStore } from '../src/store/store.js';
+import { hasOpenssl } from './certificates.js';
 import { expectOneLineError, runGridquote } from './cli-in-process.js';
 import { PROCESS_TEST_TIMEOUT_MS, type ServeProcess, startServe } from './cli-process.js';
 import {
@@ -31,8 +31,7 @@ import { waitFor } from './wait-for.js';
  * line that never shows the password.
  */
 
-const NO_SERVER =
-  whyNoPrivatePostgres() ?? (existsSync('/usr/bin/openssl') ? undefined : 'no openssl to make certificates');
+const NO_SERVER = whyNoPrivatePostgres() ?? (hasOpenssl() ? undefined : 'no openssl to make certificates');
 if (NO_SERVER !== undefined) console.log(`postgres-tls.test.ts: skipped, ${NO_SERVER}`);
 
 const commands = [registerSeed, registerKeys, registerExport];

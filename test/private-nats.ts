@@ -1,9 +1,8 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { accepts, freePort } from './free-port.js';
-import { waitFor } from './wait-for.js';
+import { freePort } from './free-port.js';
+import { type ListeningProcess, startListening } from './listening-process.js';
 
 /**
  * A NATS server of the test's own (JetStream on, its store in a temporary directory) that the
@@ -45,33 +44,19 @@ export async function startPrivateNats(
   }
   const jetstream = options.jetstream === false ? [] : ['-js', '-sd', dir];
   const port = await freePort();
-  let server: { child: ChildProcess; exited: Promise<void> } | undefined;
+  let server: ListeningProcess | undefined;
 
   const start = async () => {
-    const child = spawn(
+    server = await startListening(
       NATS_SERVER,
-      [...config, '-a', '127.0.0.1', '-p', String(port), ...jetstream, ...auth],
-      {
-        stdio: 'ignore',
-      },
-    );
-    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-    server = { child, exited };
-    await waitFor(
-      `nats-server on port ${port}`,
-      async () => {
-        if (child.exitCode !== null) throw new Error(`nats-server exited with code ${child.exitCode}`);
-        return accepts(port);
-      },
-      { timeoutMs: 20_000, intervalMs: 20 },
+      [...config, ...['-a', '127.0.0.1', '-p', String(port)], ...jetstream, ...auth],
+      port,
     );
   };
   const kill = async () => {
     const current = server;
     server = undefined;
-    if (current === undefined) return;
-    current.child.kill('SIGKILL');
-    await current.exited;
+    await current?.kill();
   };
 
   await start();

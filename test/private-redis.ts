@@ -1,9 +1,9 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { accepts, freePort } from './free-port.js';
+import { freePort } from './free-port.js';
+import { type ListeningProcess, startListening } from './listening-process.js';
 import { waitFor } from './wait-for.js';
 
 /**
@@ -33,20 +33,11 @@ export interface PrivateSentinel {
 export async function startPrivateSentinel(name: string): Promise<PrivateSentinel> {
   const dir = mkdtempSync(join(tmpdir(), 'gq-private-redis-'));
   const [masterPort, replicaPort, sentinelPort] = [await freePort(), await freePort(), await freePort()];
-  const children: { child: ChildProcess; exited: Promise<void> }[] = [];
+  const children: ListeningProcess[] = [];
   const start = async (port: number, args: string[]) => {
-    const child = spawn(REDIS_SERVER, args, { stdio: 'ignore', cwd: dir });
-    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-    children.push({ child, exited });
-    await waitFor(
-      `redis-server on port ${port}`,
-      async () => {
-        if (child.exitCode !== null) throw new Error(`redis-server exited with code ${child.exitCode}`);
-        return accepts(port);
-      },
-      { timeoutMs: 20_000, intervalMs: 20 },
-    );
-    return { child, exited };
+    const started = await startListening(REDIS_SERVER, args, port, { cwd: dir });
+    children.push(started);
+    return started;
   };
   const server = (port: number) => [
     '--port',
@@ -94,10 +85,7 @@ export async function startPrivateSentinel(name: string): Promise<PrivateSentine
     url: `redis+sentinel://127.0.0.1:${sentinelPort}/${name}`,
     masterPort,
     replicaPort,
-    async killMaster() {
-      master.child.kill('SIGKILL');
-      await master.exited;
-    },
+    killMaster: () => master.kill(),
     async masterNamed() {
       const [, port] = (await sentinel.call('SENTINEL', 'GET-MASTER-ADDR-BY-NAME', name)) as [string, string];
       return Number(port);
@@ -105,10 +93,7 @@ export async function startPrivateSentinel(name: string): Promise<PrivateSentine
     client,
     async close() {
       sentinel.disconnect();
-      for (const { child, exited } of children) {
-        child.kill('SIGKILL');
-        await exited;
-      }
+      for (const child of children) await child.kill();
       rmSync(dir, { recursive: true, force: true });
     },
   };

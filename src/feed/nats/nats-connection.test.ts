@@ -12,7 +12,7 @@ import { waitFor } from '../../../test/wait-for.js';
 import { ingestEvents } from '../../ingest/ingest-events.js';
 import { runNatsIngest } from '../../ingest/nats/nats-ingest.js';
 import { openSqliteStore } from '../../store/sqlite/open-sqlite-store.js';
-import type { MarketStore } from '../../store/store.js';
+import { collect } from '../../store/store-contract.js';
 import { createSimulator } from '../simulator/simulator.js';
 import { validateFeedEvent } from '../validate.js';
 import { connectNats, natsCredentials, natsCredentialsApart, natsTls } from './nats-connection.js';
@@ -291,7 +291,7 @@ describe.skipIf(whyNoTls !== undefined)(
         controller.abort();
         expect(await run).toEqual({ added: day.length, skipped: 0, refused: 0 });
         await ingestEvents(direct.writer, day);
-        expect(await lines(fromStream)).toEqual(await lines(direct));
+        expect(await collect(fromStream.events.lines())).toEqual(await collect(direct.events.lines()));
       } finally {
         await nc.close();
         await fromStream.close();
@@ -321,9 +321,3 @@ describe.skipIf(whyNoTls !== undefined)(
     });
   },
 );
-
-async function lines(store: MarketStore): Promise<string[]> {
-  const all: string[] = [];
-  for await (const line of store.events.lines()) all.push(line);
-  return all;
-}
