@@ -304,7 +304,7 @@ describe.skipIf(whyNoTls !== undefined)(
       // hears nothing more, and gives up after its connection timeout (20 s).
       setEnv({ GRIDQUOTE_NATS_TLS_CA: files.ca });
       await expect(connectNats(tlsUrl(), 'test')).rejects.toThrow(
-        `cannot reach NATS at ${tlsUrl()}: timeout`,
+        `cannot reach NATS at ${tlsUrl()}: timeout (no answer within 20 s: the server is unreachable or, over TLS, it refused the client certificate or got none)`,
       );
       setEnv({ ...trusted(), GRIDQUOTE_NATS_TLS_CA: files.otherCa });
       await expect(connectNats(tlsUrl(), 'test')).rejects.toThrow(

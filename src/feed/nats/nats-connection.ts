@@ -5,6 +5,7 @@ import {
   credsAuthenticator,
   type NatsConnection,
   nkeyAuthenticator,
+  TimeoutError,
   type TlsOptions,
 } from '@nats-io/transport-node';
 
@@ -156,14 +157,28 @@ export async function connectNats(
       // Keep trying through a server restart: the publisher and the worker outlive the broker's outages.
       maxReconnectAttempts: -1,
       reconnectTimeWait: 500,
+      timeout: CONNECT_TIMEOUT_MS,
     });
   } catch (error) {
-    throw new Error(
-      `cannot reach NATS at ${apart.url}: ${error instanceof Error ? error.message : String(error)}`,
-    );
+    throw new Error(`cannot reach NATS at ${apart.url}: ${connectFailure(error)}`);
   }
   if (log !== undefined) void reportStatus(nc, log);
   return nc;
+}
+
+/** How long the first connection may take (the client's own default, named here for the message below). */
+const CONNECT_TIMEOUT_MS = 20_000;
+
+/**
+ * The client's reason. A timeout alone names no cause, and over TLS the usual one is a server that
+ * wants a client certificate: it closes the connection once encrypted, and the client, which
+ * hears nothing more, only times out (docs/operations.md).
+ */
+function connectFailure(error: unknown): string {
+  if (error instanceof TimeoutError) {
+    return `timeout (no answer within ${CONNECT_TIMEOUT_MS / 1000} s: the server is unreachable or, over TLS, it refused the client certificate or got none)`;
+  }
+  return error instanceof Error ? error.message : String(error);
 }
 
 async function reportStatus(nc: NatsConnection, log: (line: string) => void): Promise<void> {
