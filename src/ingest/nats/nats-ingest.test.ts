@@ -6,7 +6,7 @@ import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnCli } from '../../../test/cli-process.js';
-import { ackFloor, consumerDrained } from '../../../test/jetstream-consumer.js';
+import { ackFloor, consumerDrained, deleteConsumer } from '../../../test/jetstream-consumer.js';
 import { startTcpProxy } from '../../../test/tcp-proxy.js';
 import { waitFor } from '../../../test/wait-for.js';
 import { testNatsUrl } from '../../config.js';
@@ -198,7 +198,7 @@ describe.skipIf(!NATS_URL)('the feed through NATS JetStream into a store', () =>
     try {
       await until(async () => (await exportOf(store)).length === half, 'the first half stored');
       const jsm = await jetstreamManager(nc);
-      await jsm.consumers.delete(stream, 'worker');
+      await deleteConsumer(jsm, stream, 'worker');
       await publishFeed({ url, stream }, events.slice(half));
       await until(async () => (await exportOf(store)).length === DAY.length, 'the second half stored');
       expect(await exportOf(store)).toEqual(clean);
