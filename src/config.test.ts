@@ -65,6 +65,18 @@ describe('config', () => {
     expect(problems[0]).toMatch(/^GRIDQUOTE_REDIS_URL must be a redis:\/\/ or rediss:\/\/ URL/);
   });
 
+  it("reads the sentinels' own password apart from the location, and refuses a bad one without echoing it", () => {
+    expect(loadConfig({}).redisSentinelPassword).toBeUndefined();
+    expect(loadConfig({ GRIDQUOTE_REDIS_SENTINEL_PASSWORD: 'S3ntinel!pw' }).redisSentinelPassword).toBe(
+      'S3ntinel!pw',
+    );
+    const [problem, ...others] = problemsOf({ GRIDQUOTE_REDIS_SENTINEL_PASSWORD: 'has a secret space' });
+    expect(others).toEqual([]);
+    expect(problem).toBe(
+      'GRIDQUOTE_REDIS_SENTINEL_PASSWORD must be 1..512 printable ASCII characters without spaces (the value is not shown)',
+    );
+  });
+
   it('reads every setting from its env var', () => {
     expect(
       loadConfig({

@@ -164,6 +164,15 @@ export const SETTINGS = {
         ? { value: text as RedisUnavailablePolicy }
         : { problem: `must be one of ${REDIS_UNAVAILABLE_POLICIES.join(', ')}, got ${JSON.stringify(text)}` },
   },
+  redisSentinelPassword: {
+    env: 'GRIDQUOTE_REDIS_SENTINEL_PASSWORD',
+    placeholder: 'password',
+    description:
+      "password of the sentinels themselves (Sentinel's own requirepass), for a redis+sentinel:// location; " +
+      "the master's password goes in the location (prefer the env var: a flag shows in process listings)",
+    fallback: undefined as string | undefined,
+    parse: redisPassword,
+  },
   corsOrigins: {
     env: 'GRIDQUOTE_CORS_ORIGINS',
     placeholder: 'origins',
@@ -331,6 +340,13 @@ function secretToken(text: string): Parsed<string> {
   return /^[\x21-\x7e]{16,}$/.test(text)
     ? { value: text }
     : { problem: 'must be at least 16 printable ASCII characters without spaces (the value is not shown)' };
+}
+
+/** A Redis password as redis.conf takes it on one line: printable ASCII, no spaces. */
+function redisPassword(text: string): Parsed<string> {
+  return /^[\x21-\x7e]{1,512}$/.test(text)
+    ? { value: text }
+    : { problem: 'must be 1..512 printable ASCII characters without spaces (the value is not shown)' };
 }
 
 /**

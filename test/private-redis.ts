@@ -30,7 +30,11 @@ export interface PrivateSentinel {
   close(): Promise<void>;
 }
 
-export async function startPrivateSentinel(name: string): Promise<PrivateSentinel> {
+export async function startPrivateSentinel(
+  name: string,
+  /** Sentinel's own requirepass: the sentinel answers no client without it. */
+  options: { readonly sentinelPassword?: string } = {},
+): Promise<PrivateSentinel> {
   const dir = mkdtempSync(join(tmpdir(), 'gq-private-redis-'));
   const [masterPort, replicaPort, sentinelPort] = [await freePort(), await freePort(), await freePort()];
   const children: ListeningProcess[] = [];
@@ -61,14 +65,21 @@ export async function startPrivateSentinel(name: string): Promise<PrivateSentine
       `sentinel monitor ${name} 127.0.0.1 ${masterPort} 1`,
       `sentinel down-after-milliseconds ${name} 500`,
       `sentinel failover-timeout ${name} 2000`,
+      ...(options.sentinelPassword === undefined ? [] : [`requirepass ${options.sentinelPassword}`]),
       '',
     ].join('\n'),
   );
   await start(sentinelPort, [config, '--sentinel']);
 
-  const client = (port: number) =>
-    new Redis({ host: '127.0.0.1', port, lazyConnect: false, maxRetriesPerRequest: 1 });
-  const sentinel = client(sentinelPort);
+  const client = (port: number, password?: string) =>
+    new Redis({
+      host: '127.0.0.1',
+      port,
+      lazyConnect: false,
+      maxRetriesPerRequest: 1,
+      ...(password === undefined ? {} : { password }),
+    });
+  const sentinel = client(sentinelPort, options.sentinelPassword);
   // Ready once the replica has synchronised and the sentinel knows it: only then can it fail over.
   await waitFor(
     'the replica known to the sentinel, in sync',
@@ -90,7 +101,7 @@ export async function startPrivateSentinel(name: string): Promise<PrivateSentine
       const [, port] = (await sentinel.call('SENTINEL', 'GET-MASTER-ADDR-BY-NAME', name)) as [string, string];
       return Number(port);
     },
-    client,
+    client: (port) => client(port),
     async close() {
       sentinel.disconnect();
       for (const child of children) await child.kill();

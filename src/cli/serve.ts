@@ -201,6 +201,9 @@ export function registerServe(program: Command, io: CliIo = PROCESS_IO): Command
               url: config.redis,
               keyPrefix: config.redisKeyPrefix,
               unavailable: config.redisUnavailable,
+              ...(config.redisSentinelPassword === undefined
+                ? {}
+                : { sentinelPassword: config.redisSentinelPassword }),
             },
           }),
       corsOrigins: config.corsOrigins,

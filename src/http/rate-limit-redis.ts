@@ -26,6 +26,8 @@ export interface RedisRateLimitOptions {
    * and report the fallback; `refuse`: answer 503 with Retry-After until Redis is back.
    */
   readonly unavailable: RedisUnavailablePolicy;
+  /** The sentinels' own password (Sentinel's requirepass), for a redis+sentinel:// location; never logged. */
+  readonly sentinelPassword?: string;
   /** One line when Redis is lost and one when it is back (not per request). */
   readonly log: (line: string) => void;
 }
@@ -63,6 +65,7 @@ export function createRedisRateLimitStore(options: RedisRateLimitOptions): Redis
           name: location.name,
           ...(location.username === undefined ? {} : { username: location.username }),
           ...(location.password === undefined ? {} : { password: location.password }),
+          ...(options.sentinelPassword === undefined ? {} : { sentinelPassword: options.sentinelPassword }),
           // Sentinel announces a failover (+switch-master): the client moves to the new master at
           // once instead of at its next failed command.
           failoverDetector: true,

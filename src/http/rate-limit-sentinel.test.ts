@@ -54,6 +54,79 @@ describe('a Redis location', () => {
 
 if (!hasRedisServer()) console.log('rate-limit-sentinel.test.ts: Redis Sentinel skipped, no redis-server');
 
+describe.skipIf(!hasRedisServer())(
+  'rate limits through sentinels that ask for a password of their own',
+  () => {
+    const MINUTE: RateLimitWindow = { name: 'per-minute', seconds: 60 };
+    const PASSWORD = 'sentinel-only-pw';
+    let redis: PrivateSentinel;
+
+    beforeAll(async () => {
+      redis = await startPrivateSentinel('gqauth', { sentinelPassword: PASSWORD });
+    }, 60_000);
+    afterAll(async () => {
+      await redis?.close();
+    });
+
+    const storeWith = (sentinelPassword: string | undefined, log: string[]) =>
+      createRedisRateLimitStore({
+        url: redis.url,
+        keyPrefix: 'gqa',
+        unavailable: 'refuse',
+        ...(sentinelPassword === undefined ? {} : { sentinelPassword }),
+        log: (line) => log.push(line),
+      });
+
+    it('counts in the master with the password, and is refused without it or with another, never logging it', async () => {
+      const [rightLog, noneLog, wrongLog]: [string[], string[], string[]] = [[], [], []];
+      const [right, none, wrong] = [
+        storeWith(PASSWORD, rightLog),
+        storeWith(undefined, noneLog),
+        storeWith('another-pw', wrongLog),
+      ];
+      const counted = async (store: ReturnType<typeof createRedisRateLimitStore>) => {
+        try {
+          return (await store.factory(MINUTE).consume('key1')).consumedPoints;
+        } catch (error) {
+          return error instanceof Error ? error.message : String(error);
+        }
+      };
+      try {
+        await waitFor('a count through the sentinel', async () => (await counted(right)) === 1, {
+          timeoutMs: 10_000,
+          intervalMs: 50,
+        });
+        expect(await counted(right)).toBe(2);
+        const master = redis.client(redis.masterPort);
+        expect(await master.get('gqa:rl:per-minute:key1')).toBe('2');
+        master.disconnect();
+        // Without the sentinels' password no master is found: each request is refused (503), nothing counted.
+        for (const [store, log] of [
+          [none, noneLog],
+          [wrong, wrongLog],
+        ] as const) {
+          await waitFor('the store to report the sentinels refusing it', async () => log.length > 0, {
+            timeoutMs: 10_000,
+            intervalMs: 50,
+          });
+          expect(await counted(store)).toBe('rate limits cannot be checked now; retry after 1 s');
+          expect(log[0]).toMatch(/^rate limits: Redis unreachable \(All sentinels are unreachable\./);
+        }
+        // The right store's one outage was its first requests, before it had connected.
+        expect(rightLog.filter((line) => !/not ready|reachable again/.test(line))).toEqual([]);
+        // The sentinels' own answer says which: no password, or a wrong one.
+        expect(noneLog[0]).toContain('Last error: NOAUTH');
+        expect(wrongLog[0]).toContain('Last error: WRONGPASS');
+        const logged = [...rightLog, ...noneLog, ...wrongLog].join('\n');
+        expect(logged).not.toContain(PASSWORD);
+        expect(logged).not.toContain('another-pw');
+      } finally {
+        for (const store of [right, none, wrong]) await store.close();
+      }
+    });
+  },
+);
+
 describe.skipIf(!hasRedisServer())('rate limits through Redis Sentinel', () => {
   const MINUTE: RateLimitWindow = { name: 'per-minute', seconds: 60 };
   let redis: PrivateSentinel;

@@ -3,7 +3,8 @@
  * Redis URL (`redis://`, `rediss://` for TLS), or Redis Sentinel's
  * `redis+sentinel://[[user]:password@]host:port[,host:port...]/master`, in which case the
  * sentinels are asked where the master is, at start and again after every failover. The
- * password (and user) are the master's and its replicas'; sentinels are asked without one.
+ * password (and user) are the master's and its replicas'; the sentinels' own password, if they
+ * ask for one, is a setting apart (GRIDQUOTE_REDIS_SENTINEL_PASSWORD, config.ts).
  */
 export type RedisLocation =
   | { readonly kind: 'url'; readonly url: string }
