@@ -1,3 +1,4 @@
+import { accessSync, constants, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { DEFAULT_HTTP_LIMITS } from './http/limits.js';
 import { REDIS_UNAVAILABLE_POLICIES, type RedisUnavailablePolicy } from './http/rate-limit.js';
@@ -134,7 +135,7 @@ export const SETTINGS = {
     env: 'GRIDQUOTE_REDIS_URL',
     placeholder: 'url',
     description:
-      'redis:// URL (or redis+sentinel://host:port,.../master): rate-limit counters shared by every server process given the same Redis and key prefix; ' +
+      'redis:// or rediss:// URL (or redis+sentinel://host:port,.../master, rediss+sentinel:// for TLS): rate-limit counters shared by every server process given the same Redis and key prefix; ' +
       'unset, counted by this serve alone (its primary counts for all its --workers)',
     fallback: undefined as string | undefined,
     parse: (text): Parsed<string> => {
@@ -172,6 +173,32 @@ export const SETTINGS = {
       "the master's password goes in the location (prefer the env var: a flag shows in process listings)",
     fallback: undefined as string | undefined,
     parse: redisPassword,
+  },
+  redisTlsCa: {
+    env: 'GRIDQUOTE_REDIS_TLS_CA',
+    placeholder: 'file',
+    description:
+      "the CA certificate (a PEM file) that signed the Redis servers' certificates (and the sentinels'), for a " +
+      "rediss:// or rediss+sentinel:// location; unset, they are checked against the system's CAs",
+    fallback: undefined as string | undefined,
+    parse: readableFile,
+  },
+  redisTlsCert: {
+    env: 'GRIDQUOTE_REDIS_TLS_CERT',
+    placeholder: 'file',
+    description:
+      'a client certificate (a PEM file), with GRIDQUOTE_REDIS_TLS_KEY, for Redis servers that ask for one ' +
+      "(Redis's tls-auth-clients, on by default when TLS is)",
+    fallback: undefined as string | undefined,
+    parse: readableFile,
+  },
+  redisTlsKey: {
+    env: 'GRIDQUOTE_REDIS_TLS_KEY',
+    placeholder: 'file',
+    description:
+      "the client certificate's private key (a PEM file without a passphrase), with GRIDQUOTE_REDIS_TLS_CERT",
+    fallback: undefined as string | undefined,
+    parse: readableFile,
   },
   corsOrigins: {
     env: 'GRIDQUOTE_CORS_ORIGINS',
@@ -290,8 +317,29 @@ export function loadConfig(
       `the URL limit (${typed.maxUrlBytes} bytes) must not exceed the header limit (${typed.maxHeaderBytes} bytes): the request line counts towards the headers`,
     );
   }
+  if (problems.length === 0) problems.push(...redisTlsProblems(typed));
   if (problems.length > 0) throw new ConfigError(problems, { ...typed });
   return Object.freeze(typed);
+}
+
+/** The Redis TLS files go together with a location reached over TLS, a certificate with its key. */
+function redisTlsProblems(config: Config): string[] {
+  const { redisTlsCa, redisTlsCert, redisTlsKey } = config;
+  if (redisTlsCa === undefined && redisTlsCert === undefined && redisTlsKey === undefined) return [];
+  const problems: string[] = [];
+  if ((redisTlsCert === undefined) !== (redisTlsKey === undefined)) {
+    problems.push(
+      `${SETTINGS.redisTlsCert.env} and ${SETTINGS.redisTlsKey.env} go together: a client certificate and its key`,
+    );
+  }
+  const location = config.redis === undefined ? undefined : parseRedisLocation(config.redis);
+  if (location === undefined || 'problem' in location || !location.tls) {
+    problems.push(
+      `the Redis TLS files (${SETTINGS.redisTlsCa.env}, ${SETTINGS.redisTlsCert.env}, ${SETTINGS.redisTlsKey.env}) ` +
+        `need a rediss:// or rediss+sentinel:// location in ${SETTINGS.redis.env}: they are never ignored`,
+    );
+  }
+  return problems;
 }
 
 /** The flag's text if given, else the env var's, with the name of where it came from. */
@@ -340,6 +388,20 @@ function secretToken(text: string): Parsed<string> {
   return /^[\x21-\x7e]{16,}$/.test(text)
     ? { value: text }
     : { problem: 'must be at least 16 printable ASCII characters without spaces (the value is not shown)' };
+}
+
+/** A file the process can read now: a wrong path is named at start, not as a failed connection later. */
+function readableFile(text: string): Parsed<string> {
+  if (text.trim() === '') return { problem: 'must be the path of a readable file, got an empty value' };
+  try {
+    accessSync(text, constants.R_OK);
+    return statSync(text).isFile()
+      ? { value: text }
+      : { problem: `must be the path of a readable file, got ${JSON.stringify(text)} (not a file)` };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+    return { problem: `must be the path of a readable file, got ${JSON.stringify(text)} (${code})` };
+  }
 }
 
 /** A Redis password as redis.conf takes it on one line: printable ASCII, no spaces. */

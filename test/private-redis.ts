@@ -1,7 +1,9 @@
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { ConnectionOptions } from 'node:tls';
 import { Redis } from 'ioredis';
+import type { Certificates } from './certificates.js';
 import { freePort } from './free-port.js';
 import { type ListeningProcess, startListening } from './listening-process.js';
 import { waitFor } from './wait-for.js';
@@ -30,11 +32,61 @@ export interface PrivateSentinel {
   close(): Promise<void>;
 }
 
+/**
+ * Redis's TLS settings for a server of these certificates that asks clients for theirs
+ * (tls-auth-clients, on by default), listening on `port` over TLS only; its replication and a
+ * sentinel's connections to it go over TLS too, with the same certificate as the client's.
+ */
+export function tlsArgs(port: number, certificates: Certificates): string[] {
+  return [
+    ...['--port', '0', '--tls-port', String(port)],
+    ...['--tls-cert-file', certificates.serverCert, '--tls-key-file', certificates.serverKey],
+    ...['--tls-ca-cert-file', certificates.ca, '--tls-replication', 'yes'],
+  ];
+}
+
+/** Node's TLS options for a test's own client of such a server: its CA and the client certificate. */
+export function clientTls(certificates: Certificates): ConnectionOptions {
+  return {
+    ca: readFileSync(certificates.ca),
+    cert: readFileSync(certificates.clientCert),
+    key: readFileSync(certificates.clientKey),
+  };
+}
+
+/** A Redis of the test's own on a free port, over TLS only (tlsArgs); kill -9 on close. */
+export async function startPrivateTlsRedis(
+  certificates: Certificates,
+): Promise<{ readonly port: number; client(): Redis; close(): Promise<void> }> {
+  const dir = mkdtempSync(join(tmpdir(), 'gq-private-redis-'));
+  const port = await freePort();
+  const server = await startListening(
+    REDIS_SERVER,
+    [...tlsArgs(port, certificates), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    port,
+    { cwd: dir },
+  );
+  return {
+    port,
+    client: () =>
+      new Redis({ host: '127.0.0.1', port, maxRetriesPerRequest: 1, tls: clientTls(certificates) }),
+    async close() {
+      await server.kill();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
 export async function startPrivateSentinel(
   name: string,
-  /** Sentinel's own requirepass: the sentinel answers no client without it. */
-  options: { readonly sentinelPassword?: string } = {},
+  options: {
+    /** Sentinel's own requirepass: the sentinel answers no client without it. */
+    readonly sentinelPassword?: string;
+    /** The master, its replica and the sentinel over TLS only, with these certificates (tlsArgs). */
+    readonly tls?: Certificates;
+  } = {},
 ): Promise<PrivateSentinel> {
+  const { tls } = options;
   const dir = mkdtempSync(join(tmpdir(), 'gq-private-redis-'));
   const [masterPort, replicaPort, sentinelPort] = [await freePort(), await freePort(), await freePort()];
   const children: ListeningProcess[] = [];
@@ -44,8 +96,7 @@ export async function startPrivateSentinel(
     return started;
   };
   const server = (port: number) => [
-    '--port',
-    String(port),
+    ...(tls === undefined ? ['--port', String(port)] : tlsArgs(port, tls)),
     '--bind',
     '127.0.0.1',
     '--save',
@@ -60,7 +111,16 @@ export async function startPrivateSentinel(
   writeFileSync(
     config,
     [
-      `port ${sentinelPort}`,
+      ...(tls === undefined
+        ? [`port ${sentinelPort}`]
+        : [
+            'port 0',
+            `tls-port ${sentinelPort}`,
+            `tls-cert-file ${tls.serverCert}`,
+            `tls-key-file ${tls.serverKey}`,
+            `tls-ca-cert-file ${tls.ca}`,
+            'tls-replication yes',
+          ]),
       'bind 127.0.0.1',
       `sentinel monitor ${name} 127.0.0.1 ${masterPort} 1`,
       `sentinel down-after-milliseconds ${name} 500`,
@@ -78,6 +138,7 @@ export async function startPrivateSentinel(
       lazyConnect: false,
       maxRetriesPerRequest: 1,
       ...(password === undefined ? {} : { password }),
+      ...(tls === undefined ? {} : { tls: clientTls(tls) }),
     });
   const sentinel = client(sentinelPort, options.sentinelPassword);
   // Ready once the replica has synchronised and the sentinel knows it: only then can it fail over.
@@ -93,7 +154,7 @@ export async function startPrivateSentinel(
   );
 
   return {
-    url: `redis+sentinel://127.0.0.1:${sentinelPort}/${name}`,
+    url: `${tls === undefined ? 'redis' : 'rediss'}+sentinel://127.0.0.1:${sentinelPort}/${name}`,
     masterPort,
     replicaPort,
     killMaster: () => master.kill(),

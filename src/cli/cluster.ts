@@ -347,7 +347,7 @@ export function registerCluster(program: Command, io: CliIo = PROCESS_IO): Comma
     .option('--nats <url>', 'NATS server with JetStream', parseNatsUrl, DEFAULT_CLUSTER.nats)
     .option(
       '--redis <url>',
-      `Redis for the shared rate limits, redis:// or redis+sentinel:// (default: $GRIDQUOTE_REDIS_URL or ${DEFAULT_CLUSTER.redis})`,
+      `Redis for the shared rate limits, redis://, rediss://, redis+sentinel:// or rediss+sentinel:// (TLS files from $GRIDQUOTE_REDIS_TLS_*; default: $GRIDQUOTE_REDIS_URL or ${DEFAULT_CLUSTER.redis})`,
     )
     .option(
       '--name <name>',

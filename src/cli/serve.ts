@@ -204,6 +204,7 @@ export function registerServe(program: Command, io: CliIo = PROCESS_IO): Command
               ...(config.redisSentinelPassword === undefined
                 ? {}
                 : { sentinelPassword: config.redisSentinelPassword }),
+              tlsFiles: { ca: config.redisTlsCa, cert: config.redisTlsCert, key: config.redisTlsKey },
             },
           }),
       corsOrigins: config.corsOrigins,

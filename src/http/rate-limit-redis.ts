@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import type { ConnectionOptions } from 'node:tls';
 import { Redis, type RedisOptions } from 'ioredis';
 import { RateLimiterRedis } from 'rate-limiter-flexible';
 import { HttpProblem } from './problems.js';
@@ -17,7 +19,7 @@ import { parseRedisLocation } from './redis-location.js';
  */
 
 export interface RedisRateLimitOptions {
-  /** redis://, rediss:// or redis+sentinel:// location (redis-location.ts; it may hold a password: never logged). */
+  /** redis://, rediss://, redis+sentinel:// or rediss+sentinel:// location (redis-location.ts; it may hold a password: never logged). */
   readonly url: string;
   /** Prefix of every counter key: one per deployment sharing a Redis. */
   readonly keyPrefix: string;
@@ -28,6 +30,12 @@ export interface RedisRateLimitOptions {
   readonly unavailable: RedisUnavailablePolicy;
   /** The sentinels' own password (Sentinel's requirepass), for a redis+sentinel:// location; never logged. */
   readonly sentinelPassword?: string;
+  /**
+   * PEM files for a location reached over TLS (rediss://, rediss+sentinel://): the CA that signed
+   * the servers' certificates (else the system's CAs), and a client certificate with its key. Read
+   * once, at start.
+   */
+  readonly tlsFiles?: { readonly ca?: string; readonly cert?: string; readonly key?: string };
   /** One line when Redis is lost and one when it is back (not per request). */
   readonly log: (line: string) => void;
 }
@@ -45,6 +53,35 @@ const RETRY_AFTER_SECONDS = 1;
 const PROBE_EVERY_MS = 1000;
 const SKIPPED = new Error('skipped while Redis does not answer');
 
+/** Node's TLS options from the files (config.ts checked them readable); none given: the system's CAs. */
+function tlsOptions(files: NonNullable<RedisRateLimitOptions['tlsFiles']>): ConnectionOptions {
+  return {
+    ...(files.ca === undefined ? {} : { ca: readFileSync(files.ca) }),
+    ...(files.cert === undefined ? {} : { cert: readFileSync(files.cert) }),
+    ...(files.key === undefined ? {} : { key: readFileSync(files.key) }),
+  };
+}
+
+/**
+ * A failure as one log line. A Redis server that wants a client certificate and gets none (or
+ * one its CA did not sign) ends the handshake with an alert, or just drops the connection once
+ * it is encrypted, so that the client sees only a reset: either way the line says what it
+ * usually means.
+ */
+function explained(message: string, tls: boolean): string {
+  const line = message.replace(/\s+/g, ' ').trim();
+  if (!tls) return line;
+  // OpenSSL's text: "...:ssl3_read_bytes:tlsv13 alert certificate required:../deps/..."
+  const alert = /\b(?:tlsv1\d?|sslv3) alert ([a-z ]+?)(?::|$)/i.exec(line)?.[1];
+  if (alert !== undefined) {
+    return `the server ended the TLS handshake with the alert "${alert}"${/certificate|unknown ca/i.test(alert) ? CLIENT_CERTIFICATE_HINT : ''}`;
+  }
+  return /ECONNRESET|socket disconnected/.test(line) ? `${line}${CLIENT_CERTIFICATE_HINT}` : line;
+}
+
+const CLIENT_CERTIFICATE_HINT =
+  '; over TLS, the server most likely refused the client certificate or got none: GRIDQUOTE_REDIS_TLS_CERT, GRIDQUOTE_REDIS_TLS_KEY';
+
 export function createRedisRateLimitStore(options: RedisRateLimitOptions): RedisRateLimitStore {
   const location = parseRedisLocation(options.url);
   if ('problem' in location) throw new Error(`rate limits: the Redis location ${location.problem}`);
@@ -56,11 +93,17 @@ export function createRedisRateLimitStore(options: RedisRateLimitOptions): Redis
     connectTimeout: 1000,
     retryStrategy: (attempt) => Math.min(attempt * 100, 1000),
   };
+  const tls = location.tls ? tlsOptions(options.tlsFiles ?? {}) : undefined;
+  if (tls === undefined && options.tlsFiles !== undefined && Object.values(options.tlsFiles).some(Boolean)) {
+    throw new Error('rate limits: Redis TLS files given for a location not reached over TLS (rediss://)');
+  }
   const client =
     location.kind === 'url'
-      ? new Redis(location.url, settings)
+      ? new Redis(location.url, tls === undefined ? settings : { ...settings, tls })
       : new Redis({
           ...settings,
+          // The sentinels and the servers they name alike: one deployment, one CA.
+          ...(tls === undefined ? {} : { tls, sentinelTLS: tls, enableTLSForSentinelMode: true }),
           sentinels: [...location.sentinels],
           name: location.name,
           ...(location.username === undefined ? {} : { username: location.username }),
@@ -88,7 +131,7 @@ export function createRedisRateLimitStore(options: RedisRateLimitOptions): Redis
     lost = false;
     options.log('rate limits: Redis reachable again, counters shared');
   };
-  client.on('error', (error: Error) => reportLost(error.message));
+  client.on('error', (error: Error) => reportLost(explained(error.message, location.tls)));
   client.on('ready', reportBack);
   /**
    * A Redis that stopped answering holds each command for the whole timeout. Once one has timed

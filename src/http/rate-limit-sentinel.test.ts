@@ -11,6 +11,7 @@ describe('a Redis location', () => {
     expect(parseRedisLocation('redis://:pw@10.0.0.5:6379/2')).toEqual({
       kind: 'url',
       url: 'redis://:pw@10.0.0.5:6379/2',
+      tls: false,
     });
     expect(parseRedisLocation('redis+sentinel://s1:26379,s2.example:26380,[::1]:26381/gq-master')).toEqual({
       kind: 'sentinel',
@@ -20,6 +21,7 @@ describe('a Redis location', () => {
         { host: '::1', port: 26381 },
       ],
       name: 'gq-master',
+      tls: false,
     });
     expect(parseRedisLocation('redis+sentinel://gq:p%40ss@s1:26379/m')).toMatchObject({
       username: 'gq',
@@ -30,6 +32,7 @@ describe('a Redis location', () => {
       sentinels: [{ host: 's1', port: 26379 }],
       name: 'm',
       password: 'secret',
+      tls: false,
     });
   });
 
