@@ -1,9 +1,10 @@
+import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasRedisServer, type PrivateSentinel, startPrivateSentinel } from '../../test/private-redis.js';
 import { waitFor } from '../../test/wait-for.js';
 import { loadConfig } from '../config.js';
 import type { RateLimitWindow } from './rate-limit.js';
-import { createRedisRateLimitStore } from './rate-limit-redis.js';
+import { createRedisRateLimitStore, keepConnecting } from './rate-limit-redis.js';
 import { parseRedisLocation } from './redis-location.js';
 
 describe('a Redis location', () => {
@@ -139,6 +140,32 @@ describe.skipIf(!hasRedisServer())('rate limits through Redis Sentinel', () => {
   }, 60_000);
   afterAll(async () => {
     await redis?.close();
+  });
+
+  it('starts a client that gave up for good again, until told to stop', async () => {
+    const client = redis.client(redis.masterPort);
+    try {
+      expect(await client.ping()).toBe('PONG');
+      const stop = keepConnecting(client);
+      // Ended as ioredis leaves a client after a failover announced mid-question (keepConnecting).
+      const ended = once(client, 'end');
+      client.disconnect();
+      await ended;
+      await waitFor(
+        'the client started again',
+        async () => client.status === 'ready' && (await client.ping()) === 'PONG',
+        {
+          timeoutMs: 10_000,
+          intervalMs: 50,
+        },
+      );
+      stop();
+      client.disconnect();
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      expect(client.status).toBe('end');
+    } finally {
+      client.disconnect();
+    }
   });
 
   it('counts in the master the sentinel names and, once it fails over, in the new master, shared again', async () => {
