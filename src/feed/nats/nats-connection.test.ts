@@ -17,6 +17,7 @@ import { createSimulator } from '../simulator/simulator.js';
 import { validateFeedEvent } from '../validate.js';
 import { connectNats, natsCredentials, natsCredentialsApart, natsTls } from './nats-connection.js';
 import { publishFeed } from './publish-feed.js';
+import { tlsRefusal } from './tls-refusal.js';
 
 /** Every variable connectNats reads, so that each test starts from none of them. */
 const VARIABLES = [
@@ -300,15 +301,39 @@ describe.skipIf(whyNoTls !== undefined)(
     });
 
     it('is refused without the client certificate, against another CA, and never falls back to clear text', async () => {
-      // The server closes a connection without a certificate once it is encrypted: the client
-      // hears nothing more, and gives up after its connection timeout (20 s).
+      // The server ends the handshake with an alert, which the client alone would miss (it
+      // would time out after 20 s): the probe beside it hears the alert and says so.
       setEnv({ GRIDQUOTE_NATS_TLS_CA: files.ca });
+      // The alert's name depends on the server's TLS library (Go's: bad certificate; OpenSSL's: certificate required).
+      const refusal = (url: string) =>
+        new RegExp(
+          `^cannot reach NATS at ${url}: the server ended the TLS handshake with the alert "(bad certificate|certificate required)": it refused the client certificate or got none \\(GRIDQUOTE_NATS_TLS_CERT, GRIDQUOTE_NATS_TLS_KEY\\)$`,
+        );
+      await expect(connectNats(tlsUrl(), 'test')).rejects.toThrow(refusal(tlsUrl()));
+      // A client certificate its CA did not sign (the server's own CA-less certificate as the client's).
+      setEnv({
+        GRIDQUOTE_NATS_TLS_CA: files.ca,
+        GRIDQUOTE_NATS_TLS_CERT: files.otherCa,
+        GRIDQUOTE_NATS_TLS_KEY: files.otherCa.replace(/\.crt$/, '.key'),
+      });
       await expect(connectNats(tlsUrl(), 'test')).rejects.toThrow(
-        `cannot reach NATS at ${tlsUrl()}: timeout (no answer within 20 s: the server is unreachable or, over TLS, it refused the client certificate or got none)`,
+        /the server ended the TLS handshake with the alert "[a-z ]+": it refused the client certificate or got none/,
       );
       setEnv({ ...trusted(), GRIDQUOTE_NATS_TLS_CA: files.otherCa });
       await expect(connectNats(tlsUrl(), 'test')).rejects.toThrow(
         `cannot reach NATS at ${tlsUrl()}: unable to verify the first certificate`,
+      );
+      // The probe alone: nothing to report for a trusted client, or a server without TLS.
+      expect(
+        await tlsRefusal(tlsUrl(), {
+          caFile: files.ca,
+          certFile: files.clientCert,
+          keyFile: files.clientKey,
+        }),
+      ).toBe(undefined);
+      expect(await tlsRefusal(plainServer?.url ?? '', { caFile: files.ca })).toBe(undefined);
+      expect(await tlsRefusal(tlsUrl(), { caFile: files.ca })).toMatch(
+        /^(bad certificate|certificate required)$/,
       );
       // A server without TLS: a tls:// URL, or a CA given, refuses to go on in clear.
       const plain = plainServer?.url ?? '';

@@ -8,6 +8,7 @@ import {
   TimeoutError,
   type TlsOptions,
 } from '@nats-io/transport-node';
+import { tlsRefusal } from './tls-refusal.js';
 
 /**
  * How the publisher, the ingest worker and `gridquote cluster` reach NATS (docs/operations.md,
@@ -146,20 +147,37 @@ export async function connectNats(
   const apart = natsCredentialsApart(url);
   const credentials = natsCredentials({ ...process.env, ...apart.env });
   const tls = natsTls(apart.url);
+  const servers = apart.url.split(',');
+  const connecting = connect({
+    // The client drops the scheme: whether it was tls:// is in natsTls's answer.
+    servers,
+    name,
+    ...credentials,
+    ...(tls === undefined ? {} : { tls }),
+    // Keep trying through a server restart: the publisher and the worker outlive the broker's outages.
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 500,
+    timeout: CONNECT_TIMEOUT_MS,
+  });
+  // A refused client certificate, which the client itself would only time out on (tls-refusal.ts).
+  const refused =
+    tls === undefined
+      ? undefined
+      : tlsRefusal(servers[0] ?? '', tls).then((alert) => {
+          if (alert === undefined) return connecting;
+          throw new Error(
+            `the server ended the TLS handshake with the alert "${alert}": it refused the client certificate or got none (GRIDQUOTE_NATS_TLS_CERT, GRIDQUOTE_NATS_TLS_KEY)`,
+          );
+        });
   let nc: NatsConnection;
   try {
-    nc = await connect({
-      // The client drops the scheme: whether it was tls:// is in natsTls's answer.
-      servers: apart.url.split(','),
-      name,
-      ...credentials,
-      ...(tls === undefined ? {} : { tls }),
-      // Keep trying through a server restart: the publisher and the worker outlive the broker's outages.
-      maxReconnectAttempts: -1,
-      reconnectTimeWait: 500,
-      timeout: CONNECT_TIMEOUT_MS,
-    });
+    nc = await (refused === undefined ? connecting : Promise.race([connecting, refused]));
   } catch (error) {
+    // The client's own attempt, if still waiting, is let go: closed should it ever succeed.
+    connecting.then(
+      (late) => late.close(),
+      () => undefined,
+    );
     throw new Error(`cannot reach NATS at ${apart.url}: ${connectFailure(error)}`);
   }
   if (log !== undefined) void reportStatus(nc, log);
@@ -170,9 +188,9 @@ export async function connectNats(
 const CONNECT_TIMEOUT_MS = 20_000;
 
 /**
- * The client's reason. A timeout alone names no cause, and over TLS the usual one is a server that
- * wants a client certificate: it closes the connection once encrypted, and the client, which
- * hears nothing more, only times out (docs/operations.md).
+ * The client's reason. A timeout alone names no cause; over TLS a server that wants a client
+ * certificate closes the connection once encrypted, and the client, which hears nothing more,
+ * only times out, unless tlsRefusal heard the server's alert first (docs/operations.md).
  */
 function connectFailure(error: unknown): string {
   if (error instanceof TimeoutError) {
