@@ -50,7 +50,8 @@ const until = (check: () => boolean | Promise<boolean>, what: string, timeoutMs 
 
 describe.skipIf(!NATS_URL)('the feed through NATS JetStream into a store', () => {
   const url = NATS_URL ?? '';
-  const dir = mkdtempSync(join(tmpdir(), 'gq-nats-'));
+  // Made in beforeAll: a skipped suite's body still runs, but its afterAll does not.
+  let dir: string;
   const streams: string[] = [];
   let nc: NatsConnection;
   let clean: string[];
@@ -63,6 +64,7 @@ describe.skipIf(!NATS_URL)('the feed through NATS JetStream into a store', () =>
   };
 
   beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'gq-nats-'));
     nc = await connect({ servers: url });
     const direct = openSqliteStore(':memory:');
     await ingestEvents(direct.writer, [...DAY]);
