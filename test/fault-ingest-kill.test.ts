@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testNatsUrl } from '../src/config.js';
 import { publishFeed } from '../src/feed/nats/publish-feed.js';
 import { Rng } from '../src/feed/simulator/prng.js';
@@ -39,10 +39,14 @@ const SEED = Number(process.env.GRIDQUOTE_TEST_SEED ?? randomBytes(4).readUInt32
 describe.skipIf(!NATS_URL)('kill -9 of the ingest worker, ten times', () => {
   const url = NATS_URL ?? '';
   const stream = `gqtest_kill_${randomBytes(6).toString('hex')}`;
-  const dir = mkdtempSync(join(tmpdir(), 'gq-kill-'));
+  // Made in beforeAll: a skipped suite's body still runs, but its afterAll does not.
+  let dir = '';
   const schemas = testSchemas();
   let nc: NatsConnection | undefined;
 
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'gq-kill-'));
+  });
   afterAll(async () => {
     if (nc !== undefined) {
       const jsm = await jetstreamManager(nc);

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSimulator } from '../src/feed/simulator/simulator.js';
 import { ingestEvents } from '../src/ingest/ingest-events.js';
 import { openStore } from '../src/store/open-store.js';
@@ -30,9 +30,13 @@ const SEED = 3;
 const SPEED = 5000;
 
 describe.skipIf(!hasNatsServer())('NATS restarted while the feed is published and ingested', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'gq-nats-restart-'));
+  // Made in beforeAll: a skipped suite's body still runs, but its afterAll does not.
+  let dir = '';
   let nats: PrivateNats | undefined;
 
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'gq-nats-restart-'));
+  });
   afterAll(async () => {
     await nats?.close();
     rmSync(dir, { recursive: true, force: true });

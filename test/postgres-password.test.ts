@@ -23,11 +23,15 @@ const PASSWORD = 'p@ss:w/rd%x\\y';
 
 describe.skipIf(NO_SERVER !== undefined)('PostgreSQL asking for a password', () => {
   let server: PrivatePostgres | undefined;
-  const directory = mkdtempSync(join(tmpdir(), 'gridquote-pgpass-'));
-  const passwordFile = join(directory, 'pgpass');
-  const noFile = join(directory, 'none');
+  // Made in beforeAll: a skipped suite's body still runs, but its afterAll does not.
+  let directory = '';
+  let passwordFile = '';
+  let noFile = '';
 
   beforeAll(async () => {
+    directory = mkdtempSync(join(tmpdir(), 'gridquote-pgpass-'));
+    passwordFile = join(directory, 'pgpass');
+    noFile = join(directory, 'none');
     server = await startPrivatePostgres({ password: PASSWORD });
     const port = new URL(server.url).port;
     // the file's format escapes ':' and '\' with a backslash
