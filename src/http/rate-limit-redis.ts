@@ -1,8 +1,6 @@
-import { readFileSync } from 'node:fs';
-import type { ConnectionOptions } from 'node:tls';
 import { Redis, type RedisOptions } from 'ioredis';
 import { RateLimiterRedis } from 'rate-limiter-flexible';
-import { tlsAlertOf } from '../tls-alert.js';
+import { handshakeRefusal, readPemFiles, tlsAlertOf } from '../tls.js';
 import { HttpProblem } from './problems.js';
 import {
   memoryRateLimitStore,
@@ -54,15 +52,6 @@ const RETRY_AFTER_SECONDS = 1;
 const PROBE_EVERY_MS = 1000;
 const SKIPPED = new Error('skipped while Redis does not answer');
 
-/** Node's TLS options from the files (config.ts checked them readable); none given: the system's CAs. */
-function tlsOptions(files: NonNullable<RedisRateLimitOptions['tlsFiles']>): ConnectionOptions {
-  return {
-    ...(files.ca === undefined ? {} : { ca: readFileSync(files.ca) }),
-    ...(files.cert === undefined ? {} : { cert: readFileSync(files.cert) }),
-    ...(files.key === undefined ? {} : { key: readFileSync(files.key) }),
-  };
-}
-
 /**
  * A failure as one log line. A Redis server that wants a client certificate and gets none (or
  * one its CA did not sign) ends the handshake with an alert, or just drops the connection once
@@ -74,7 +63,7 @@ function explained(message: string, tls: boolean): string {
   if (!tls) return line;
   const alert = tlsAlertOf(line);
   if (alert !== undefined) {
-    return `the server ended the TLS handshake with the alert "${alert}"${/certificate|unknown ca/i.test(alert) ? CLIENT_CERTIFICATE_HINT : ''}`;
+    return `${handshakeRefusal(alert)}${/certificate|unknown ca/i.test(alert) ? CLIENT_CERTIFICATE_HINT : ''}`;
   }
   return /ECONNRESET|socket disconnected/.test(line) ? `${line}${CLIENT_CERTIFICATE_HINT}` : line;
 }
@@ -93,7 +82,7 @@ export function createRedisRateLimitStore(options: RedisRateLimitOptions): Redis
     connectTimeout: 1000,
     retryStrategy: (attempt) => Math.min(attempt * 100, 1000),
   };
-  const tls = location.tls ? tlsOptions(options.tlsFiles ?? {}) : undefined;
+  const tls = location.tls ? readPemFiles(options.tlsFiles ?? {}) : undefined;
   if (tls === undefined && options.tlsFiles !== undefined && Object.values(options.tlsFiles).some(Boolean)) {
     throw new Error('rate limits: Redis TLS files given for a location not reached over TLS (rediss://)');
   }

@@ -8,6 +8,7 @@ import {
   TimeoutError,
   type TlsOptions,
 } from '@nats-io/transport-node';
+import { handshakeRefusal } from '../../tls.js';
 import { tlsRefusal } from './tls-refusal.js';
 
 /**
@@ -166,7 +167,7 @@ export async function connectNats(
       : tlsRefusal(servers[0] ?? '', tls).then((alert) => {
           if (alert === undefined) return connecting;
           throw new Error(
-            `the server ended the TLS handshake with the alert "${alert}": it refused the client certificate or got none (GRIDQUOTE_NATS_TLS_CERT, GRIDQUOTE_NATS_TLS_KEY)`,
+            `${handshakeRefusal(alert)}: it refused the client certificate or got none (GRIDQUOTE_NATS_TLS_CERT, GRIDQUOTE_NATS_TLS_KEY)`,
           );
         });
   let nc: NatsConnection;

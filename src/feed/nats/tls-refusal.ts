@@ -1,8 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { isIP, connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import type { TlsOptions } from '@nats-io/transport-node';
-import { tlsAlertOf } from '../../tls-alert.js';
+import { readPemFiles, tlsAlertOf } from '../../tls.js';
 
 /** How long a probe waits for the server's INFO, and then for an alert after its handshake. */
 const INFO_MS = 5_000;
@@ -71,9 +70,7 @@ export function tlsRefusal(server: string, tls: TlsOptions): Promise<string | un
       const secure = tlsConnect({
         socket: plain,
         ...(isIP(host) === 0 ? { servername: host } : {}),
-        ...(tls.caFile === undefined ? {} : { ca: readFileSync(tls.caFile) }),
-        ...(tls.certFile === undefined ? {} : { cert: readFileSync(tls.certFile) }),
-        ...(tls.keyFile === undefined ? {} : { key: readFileSync(tls.keyFile) }),
+        ...readPemFiles({ ca: tls.caFile, cert: tls.certFile, key: tls.keyFile }),
       });
       sockets.push(secure);
       // A certificate of the server's that does not verify is the client's to report (it does, at once).

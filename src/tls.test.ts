@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { tlsAlertOf } from './tls-alert.js';
+import { tlsAlertOf } from './tls.js';
 
 describe('a TLS alert', () => {
   it("is read from OpenSSL's error text, whatever the protocol version", () => {
